@@ -1,0 +1,41 @@
+# Two commands for a fresh machine: `make demo` and `make test`. Everything else is set up here.
+PYTHON ?= python3
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+HOST   ?= 127.0.0.1
+PORT   ?= 8000
+STAMP  := $(VENV)/.installed
+DEVSTAMP := $(VENV)/.installed-dev
+
+.PHONY: demo test lint bench system-deps clean
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+
+$(STAMP): pyproject.toml | $(PY)
+	$(PY) -m pip install --quiet -e .
+	touch $@
+
+$(DEVSTAMP): pyproject.toml | $(PY)
+	$(PY) -m pip install --quiet -e '.[dev]'
+	touch $@ $(STAMP)
+
+demo: $(STAMP)
+	$(VENV)/bin/companion serve --sim --host $(HOST) --port $(PORT)
+
+system-deps:
+	@sh tests/system_deps.sh
+
+test: $(DEVSTAMP) system-deps
+	$(PY) -m ruff check .
+	$(PY) -m pytest -n 2 --dist loadgroup tests
+
+lint: $(DEVSTAMP)
+	$(PY) -m ruff check .
+
+bench: $(DEVSTAMP)
+	$(PY) -m tests.bench
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache
