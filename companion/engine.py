@@ -117,7 +117,8 @@ class Seat:
             raise IllegalMove("E_BAD_SETUP", "Each seat must be a JSON object with a 'name'.")
         unknown = set(data) - {"name", "colour", "camp", "ai", "profile"}
         if unknown:
-            raise IllegalMove("E_BAD_SETUP", f"Unknown seat field(s): {', '.join(sorted(unknown))}.")
+            fields = ", ".join(sorted(unknown))
+            raise IllegalMove("E_BAD_SETUP", f"Unknown seat field(s): {fields}.")
         name = data.get("name")
         if not isinstance(name, str) or not name.strip():
             raise IllegalMove("E_BAD_SETUP", "Each seat needs a name.")
@@ -211,6 +212,18 @@ class RuleOption:
         return out
 
 
+@dataclass(frozen=True)
+class Outcome:
+    """How a finished game ended: the winning seats (empty for a draw), why, and its length."""
+
+    winners: Sequence[int]
+    reason: str
+    turns: int
+
+    def to_json(self) -> dict[str, JSON]:
+        return {"winners": list(self.winners), "reason": self.reason, "turns": self.turns}
+
+
 class Game:
     """Base class for a game's rules. Subclasses implement the abstract five; the rest has defaults.
 
@@ -245,8 +258,12 @@ class Game:
         """Seats that may act now (empty when the game is over or only the table may act)."""
         return sorted({c.seat for c in self.legal_commands(state) if c.seat is not None})
 
+    def outcome(self, state: Any) -> Outcome | None:
+        """``None`` while the game goes on."""
+        raise NotImplementedError
+
     def is_over(self, state: Any) -> bool:
-        return not self.legal_commands(state)
+        return self.outcome(state) is not None
 
     def deadline(self, state: Any) -> Deadline | None:
         """A time-limited offer that is open now, if any."""
@@ -258,6 +275,15 @@ class Game:
     def policies(self) -> Mapping[str, type]:
         """AI levels by name; each value is constructed with no arguments and is a Policy."""
         return {}
+
+    def simulate_chance(self, state: Any, rng: random.Random) -> Command | None:
+        """In simulation and self-play: the table's next chance input (a spin, a drop's counts)
+        when the game is waiting for one, else ``None``. Real play gets these from hardware."""
+        return None
+
+    def selfplay_setup(self, ais: Sequence[str], seed: int, mode: str | None = None) -> Setup:
+        """A setup for a self-play game in which side ``i`` is played by AI level ``ais[i]``."""
+        raise NotImplementedError
 
     def summary(self, state: Any) -> str:
         """A few readable lines about a state, for the CLI."""
