@@ -1,0 +1,492 @@
+"""The session service: the only writer of game state.
+
+Every change goes the same way (DESIGN: inputs → commands → engine → events → log → dashboard):
+validate against the current state id, run the pure engine, commit the entry durably, fold it into
+the history, then wake subscribers. Nothing is published before it is committed.
+"""
+
+from __future__ import annotations
+
+import random
+import secrets
+import threading
+import time
+import uuid
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from companion.engine import Command, Game, IllegalMove, Policy, Setup
+from companion.errors import CompanionError
+from companion.games import GameRegistry, UnknownGame
+from companion.history import History, fold, is_human
+from companion.store import Entry, NewEntry, SessionRecord, Store
+
+
+class SessionError(CompanionError):
+    """A refused request. ``status`` is the HTTP status the dashboard answers with."""
+
+    status = 400
+    code = "E_BAD_REQUEST"
+
+    def __init__(self, message: str, code: str | None = None, **details: Any) -> None:
+        super().__init__(message)
+        self.message = message
+        self.code = code or self.code
+        self.details = details
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"code": self.code, "message": self.message}
+        if self.details:
+            out["details"] = self.details
+        return out
+
+
+class NotFound(SessionError):
+    status = 404
+    code = "E_NOT_FOUND"
+
+
+class StaleState(SessionError):
+    status = 409
+    code = "E_STALE_STATE"
+
+
+class Refused(SessionError):
+    """The rules say no (an :class:`IllegalMove`)."""
+
+    status = 422
+
+    @classmethod
+    def from_illegal(cls, exc: IllegalMove) -> Refused:
+        return cls(exc.message, exc.code, **exc.details)
+
+
+@dataclass
+class LiveSession:
+    record: SessionRecord
+    game: Game
+    setup: Setup
+    history: History
+    lock: threading.RLock = field(default_factory=threading.RLock)
+    changed: threading.Condition = field(init=False)
+    policies: dict[int, Policy] = field(default_factory=dict)
+    timer: threading.Timer | None = None
+
+    def __post_init__(self) -> None:
+        self.changed = threading.Condition(self.lock)
+
+
+class SessionService:
+    def __init__(
+        self,
+        store: Store,
+        games: GameRegistry,
+        *,
+        clock: Callable[[], float] = time.time,
+        auto_accept: bool = True,
+        ai_max_steps: int = 10_000,
+    ) -> None:
+        self.store = store
+        self.games = games
+        self.clock = clock
+        self.auto_accept = auto_accept
+        self.ai_max_steps = ai_max_steps
+        self._live: dict[str, LiveSession] = {}
+        self._open_lock = threading.Lock()
+        self._closed = False
+
+    # --- sessions -------------------------------------------------------------------------------
+    def create(self, game_id: str, setup_json: Mapping[str, Any]) -> SessionRecord:
+        game = self._game(game_id)
+        try:
+            setup = Setup.from_json({**setup_json, "profiles": {}})
+        except IllegalMove as exc:
+            raise Refused.from_illegal(exc) from exc
+        if "seed" not in setup_json:
+            setup = Setup(setup.seats, setup.mode, setup.options, secrets.randbits(63))
+        if not game.min_seats <= len(setup.seats) <= game.max_seats:
+            raise Refused(
+                f"{game.title} is played by {game.min_seats}–{game.max_seats} players, "
+                f"not {len(setup.seats)}.",
+                "E_BAD_SETUP",
+            )
+        levels = game.policies()
+        for seat in setup.seats:
+            if seat.ai is not None and seat.ai not in levels:
+                known = ", ".join(sorted(levels)) or "none"
+                raise Refused(f"Unknown AI level '{seat.ai}' (known: {known}).", "E_BAD_SETUP")
+        profiles = self.store.profiles(s.profile for s in setup.seats if s.profile)
+        setup = Setup(setup.seats, setup.mode, setup.options, setup.seed, profiles)
+        try:
+            history = History(game, setup)
+        except IllegalMove as exc:
+            raise Refused.from_illegal(exc) from exc
+        record = SessionRecord(
+            id=uuid.uuid4().hex[:12],
+            game=game.id,
+            mode=setup.mode,
+            options=dict(setup.options),
+            players=[s.to_json() for s in setup.seats],
+            seed=setup.seed,
+            profiles=dict(profiles),
+            created=self.clock(),
+            status="active",
+        )
+        self.store.create_session(record)
+        live = LiveSession(record, game, setup, history)
+        with self._open_lock:
+            self._live[record.id] = live
+        with live.lock:
+            self._after_change(live)
+        return record
+
+    def sessions(self) -> list[SessionRecord]:
+        return self.store.sessions()
+
+    def open(self, session_id: str) -> LiveSession:
+        """The live session, loaded from the log (and replayed) on first use."""
+        with self._open_lock:
+            live = self._live.get(session_id)
+            if live is not None:
+                return live
+            record = self.store.session(session_id)
+            if record is None:
+                raise NotFound(f"No session '{session_id}'.")
+            game = self._game(record.game)
+            setup = setup_of(record)
+            history = fold(game, setup, self.store.iter_entries(session_id))
+            live = LiveSession(record, game, setup, history)
+            self._live[session_id] = live
+        with live.lock:
+            self._schedule_deadline(live)
+        return live
+
+    def snapshot(self, session_id: str, seat: int | None = None) -> dict[str, Any]:
+        live = self.open(session_id)
+        with live.lock:
+            game, state = live.game, live.history.state
+            outcome = game.outcome(state)
+            deadline = game.deadline(state)
+            legal = game.legal_commands(state)
+            if seat is not None:
+                legal = [c for c in legal if c.seat in (seat, None)]
+            return {
+                "session": live.record.to_json(),
+                "state": game.dump_state(state),
+                "state_id": live.history.state_id,
+                "last_seq": live.history.last_seq,
+                "to_act": game.to_act(state),
+                "legal": [c.to_json() for c in legal],
+                "outcome": outcome.to_json() if outcome else None,
+                "deadline": {"at": deadline.at, "command": deadline.command.to_json()}
+                if deadline
+                else None,
+                "readings": {str(k): v for k, v in live.history.readings.items()},
+                "can_undo": live.history.undo_target() is not None,
+            }
+
+    def legal(self, session_id: str, seat: int | None = None) -> list[Command]:
+        live = self.open(session_id)
+        with live.lock:
+            legal = live.game.legal_commands(live.history.state)
+        return legal if seat is None else [c for c in legal if c.seat == seat]
+
+    # --- changes --------------------------------------------------------------------------------
+    def submit(
+        self,
+        session_id: str,
+        command_json: Mapping[str, Any],
+        *,
+        actor: str,
+        state_id: int | None,
+    ) -> list[Entry]:
+        """Apply one command made against ``state_id``; returns the committed entries."""
+        live = self.open(session_id)
+        command = self._parse_command(live, command_json)
+        with live.lock:
+            self._check_state_id(live, state_id)
+            entries = self._apply(live, command, actor, NewEntryKind.COMMAND)
+            entries += self._after_change(live)
+        return entries
+
+    def undo(self, session_id: str, *, actor: str, state_id: int | None) -> list[Entry]:
+        """Take back the last command a person made, and everything the AIs did after it."""
+        live = self.open(session_id)
+        with live.lock:
+            self._check_state_id(live, state_id)
+            target = live.history.undo_target()
+            if target is None:
+                raise Refused("There is nothing to undo.", "E_NOTHING_TO_UNDO")
+            index = live.history.index_of(target.seq)
+            reverted = [a.seq for a in live.history.applied[index:]]
+            entries = self._commit(
+                live,
+                NewEntry(actor, "undo", {"target": target.seq, "reverted": reverted},
+                         live.game.event_schema_version),
+            )
+            entries += self._after_change(live)
+        return entries
+
+    def add_reading(
+        self,
+        session_id: str,
+        *,
+        source: str,
+        command_json: Mapping[str, Any],
+        confidence: float,
+        needs_review: bool,
+        candidates: list[Mapping[str, Any]] | None = None,
+        media: str | None = None,
+        detail: Mapping[str, Any] | None = None,
+    ) -> list[Entry]:
+        """Log an automatic reading (spinner, tower counts); apply it at once only when sure.
+
+        A reading the rules refuse (counts the tower ledger cannot explain) is kept for review
+        with the reason, never applied.
+        """
+        live = self.open(session_id)
+        command = self._parse_command(live, command_json)
+        if not 0.0 <= confidence <= 1.0:
+            raise SessionError("A reading's confidence must be between 0 and 1.")
+        with live.lock:
+            problem = None
+            try:
+                live.game.apply(live.history.state, self._stamp(command))
+            except IllegalMove as exc:
+                problem = exc.to_json()
+            superseded = [
+                seq for seq, r in live.history.readings.items() if r["source"] == source
+            ]
+            payload: dict[str, Any] = {
+                "source": source,
+                "command": command.to_json(),
+                "confidence": confidence,
+                "needs_review": needs_review or problem is not None,
+                "state_id": live.history.state_id,
+                "supersedes": superseded,
+            }
+            for key, value in (("candidates", candidates), ("media", media),
+                               ("detail", detail), ("problem", problem)):
+                if value is not None:
+                    payload[key] = value if not isinstance(value, Mapping) else dict(value)
+            entries = self._commit(live, NewEntry(source, "reading", payload,
+                                                  live.game.event_schema_version))
+            for seq in superseded:
+                live.history.readings.pop(seq, None)
+            if self.auto_accept and not payload["needs_review"]:
+                entries += self._apply(live, command, source, NewEntryKind.COMMAND,
+                                       reading=entries[0].seq)
+            entries += self._after_change(live) if len(entries) > 1 else []
+            live.changed.notify_all()
+        return entries
+
+    def confirm_reading(self, session_id: str, reading_seq: int, *, actor: str) -> list[Entry]:
+        live = self.open(session_id)
+        with live.lock:
+            reading = self._pending(live, reading_seq)
+            command = Command.from_json(reading["command"])
+            entries = self._apply(live, command, actor, NewEntryKind.COMMAND, reading=reading_seq)
+            entries += self._after_change(live)
+        return entries
+
+    def correct_reading(
+        self, session_id: str, reading_seq: int, args: Mapping[str, Any], *, actor: str
+    ) -> list[Entry]:
+        """A person says what the reading should have been; the corrected command is applied."""
+        live = self.open(session_id)
+        if not isinstance(args, Mapping):
+            raise SessionError("A correction's 'args' must be a JSON object.")
+        with live.lock:
+            reading = self._pending(live, reading_seq)
+            original = Command.from_json(reading["command"])
+            command = Command(original.name, dict(args), original.seat)
+            entries = self._apply(live, command, actor, NewEntryKind.CORRECTION,
+                                  reading=reading_seq, original_args=dict(original.args))
+            entries += self._after_change(live)
+        return entries
+
+    def dismiss_reading(self, session_id: str, reading_seq: int, *, actor: str) -> list[Entry]:
+        live = self.open(session_id)
+        with live.lock:
+            self._pending(live, reading_seq)
+            entries = self._commit(live, NewEntry(actor, "dismiss", {"reading": reading_seq},
+                                                  live.game.event_schema_version))
+            live.changed.notify_all()
+        return entries
+
+    # --- following ------------------------------------------------------------------------------
+    def wait(self, session_id: str, after: int, timeout: float) -> list[Entry]:
+        """Entries after ``after``; blocks up to ``timeout`` seconds for the next one."""
+        live = self.open(session_id)
+        with live.lock:
+            live.changed.wait_for(lambda: live.history.last_seq > after or self._closed, timeout)
+        return self.store.entries(session_id, after=after)
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def close(self) -> None:
+        self._closed = True
+        for live in list(self._live.values()):
+            with live.lock:
+                if live.timer:
+                    live.timer.cancel()
+                live.changed.notify_all()
+
+    # --- internals ------------------------------------------------------------------------------
+    def _game(self, game_id: str) -> Game:
+        try:
+            return self.games.get(game_id)
+        except UnknownGame as exc:
+            raise NotFound(str(exc).capitalize() + ".", "E_UNKNOWN_GAME") from exc
+
+    def _parse_command(self, live: LiveSession, data: Mapping[str, Any]) -> Command:
+        try:
+            command = Command.from_json(data)
+        except IllegalMove as exc:
+            raise SessionError(exc.message, exc.code) from exc
+        if command.seat is not None and command.seat >= len(live.setup.seats):
+            raise SessionError(
+                f"There is no seat {command.seat} at this table "
+                f"(seats 0–{len(live.setup.seats) - 1}).",
+                "E_NO_SUCH_SEAT",
+            )
+        return command
+
+    def _check_state_id(self, live: LiveSession, state_id: int | None) -> None:
+        if state_id is not None and state_id != live.history.state_id:
+            raise StaleState(
+                "The table has changed since this was sent; look again and retry.",
+                current_state_id=live.history.state_id,
+            )
+
+    def _pending(self, live: LiveSession, reading_seq: int) -> dict[str, Any]:
+        reading = live.history.readings.get(reading_seq)
+        if reading is None:
+            raise NotFound(f"No pending reading {reading_seq}.", "E_NO_SUCH_READING")
+        return reading
+
+    def _stamp(self, command: Command) -> Command:
+        return Command(command.name, command.args, command.seat, self.clock(),
+                       secrets.randbits(63))
+
+    def _apply(
+        self, live: LiveSession, command: Command, actor: str, kind: str, **extra: Any
+    ) -> list[Entry]:
+        command = self._stamp(command)
+        try:
+            new_state, events = live.game.apply(live.history.state, command)
+        except IllegalMove as exc:
+            raise Refused.from_illegal(exc) from exc
+        payload = {"command": command.to_json(), "events": [e.to_json() for e in events], **extra}
+        return self._commit(
+            live, NewEntry(actor, kind, payload, live.game.event_schema_version), new_state
+        )
+
+    def _commit(self, live: LiveSession, new: NewEntry, new_state: Any = None) -> list[Entry]:
+        entries = self.store.append(live.record.id, [new])
+        live.history.record(entries[0], new_state)
+        return entries
+
+    def _after_change(self, live: LiveSession) -> list[Entry]:
+        """Let AI seats move, keep the session status and deadline current, wake subscribers."""
+        entries = self._drive_ai(live)
+        game, state = live.game, live.history.state
+        over = game.outcome(state) is not None
+        status = "finished" if over else "active"
+        if status != live.record.status:
+            self.store.set_status(live.record.id, status)
+            live.record = SessionRecord(**{**live.record.__dict__, "status": status})
+            if over:
+                self.store.put_profiles(dict(game.profile_updates(live.setup, state)))
+        self._schedule_deadline(live)
+        live.changed.notify_all()
+        return entries
+
+    def _drive_ai(self, live: LiveSession) -> list[Entry]:
+        entries: list[Entry] = []
+        game = live.game
+        for _ in range(self.ai_max_steps):
+            state = live.history.state
+            if game.outcome(state) is not None:
+                break
+            ai_seats = [s for s in game.to_act(state) if live.setup.seats[s].ai]
+            if not ai_seats:
+                break
+            seat = ai_seats[0]
+            level = live.setup.seats[seat].ai or ""
+            policy = live.policies.get(seat)
+            if policy is None:
+                policy = live.policies[seat] = game.policies()[level]()
+            legal = [c for c in game.legal_commands(state) if c.seat == seat]
+            rng = random.Random(f"{live.setup.seed}:{live.history.last_seq}")
+            command = policy.choose(state, legal, rng)
+            entries += self._apply(live, command, f"ai:{level}", NewEntryKind.COMMAND)
+        return entries
+
+    def _schedule_deadline(self, live: LiveSession) -> None:
+        if live.timer is not None:
+            live.timer.cancel()
+            live.timer = None
+        deadline = live.game.deadline(live.history.state)
+        if deadline is None or self._closed:
+            return
+        timer = threading.Timer(
+            max(0.0, deadline.at - self.clock()),
+            self._on_deadline,
+            (live.record.id, live.history.state_id),
+        )
+        timer.daemon = True
+        live.timer = timer
+        timer.start()
+
+    def _on_deadline(self, session_id: str, state_id: int) -> None:
+        live = self.open(session_id)
+        with live.lock:
+            if self._closed or live.history.state_id != state_id:
+                return
+            deadline = live.game.deadline(live.history.state)
+            if deadline is None:
+                return
+            command = deadline.command
+            stamped = Command(command.name, command.args, command.seat, deadline.at,
+                              secrets.randbits(63))
+            try:
+                new_state, events = live.game.apply(live.history.state, stamped)
+            except IllegalMove:
+                return
+            payload = {"command": stamped.to_json(), "events": [e.to_json() for e in events]}
+            self._commit(live, NewEntry("timer", NewEntryKind.COMMAND, payload,
+                                        live.game.event_schema_version), new_state)
+            self._after_change(live)
+
+
+class NewEntryKind:
+    COMMAND = "command"
+    CORRECTION = "correction"
+
+
+def setup_of(record: SessionRecord) -> Setup:
+    return Setup.from_json(
+        {
+            "seats": record.players,
+            "mode": record.mode,
+            "options": record.options,
+            "seed": record.seed,
+            "profiles": record.profiles,
+        }
+    )
+
+
+__all__ = [
+    "LiveSession",
+    "NotFound",
+    "Refused",
+    "SessionError",
+    "SessionService",
+    "StaleState",
+    "is_human",
+    "setup_of",
+]

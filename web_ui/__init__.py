@@ -1,0 +1,28 @@
+"""The tablet dashboard: a Flask app over the session service's public API."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Flask
+
+from companion.session import SessionService
+
+
+def create_app(service: SessionService, *, simulate: bool = False, **settings: Any) -> Flask:
+    """Build the dashboard app around one session service (the only writer)."""
+    from web_ui import api, pages, stream
+
+    app = Flask(__name__)
+    app.config.update(
+        JSON_SORT_KEYS=False,
+        MAX_CONTENT_LENGTH=16 * 1024 * 1024,
+        SIMULATE=simulate,
+        STREAM_KEEPALIVE_S=15.0,
+        **settings,
+    )
+    app.extensions["companion"] = service
+    app.register_blueprint(api.blueprint, url_prefix="/api")
+    app.register_blueprint(stream.blueprint, url_prefix="/api")
+    app.register_blueprint(pages.blueprint)
+    return app

@@ -1,0 +1,40 @@
+"""Server-rendered pages: the lobby (sessions, new session, live feed) and a session's table."""
+
+from __future__ import annotations
+
+from flask import Blueprint, current_app, render_template
+
+from companion.session import NotFound
+from web_ui.context import service
+
+blueprint = Blueprint("pages", __name__, template_folder="templates", static_folder="static",
+                      static_url_path="/static")
+
+
+@blueprint.get("/")
+def lobby() -> str:
+    svc = service()
+    games = [svc.games.get(game_id) for game_id in svc.games.ids()]
+    return render_template(
+        "lobby.html",
+        sessions=list(reversed(svc.sessions())),
+        games=games,
+        simulate=current_app.config["SIMULATE"],
+    )
+
+
+@blueprint.get("/sessions/<session_id>")
+def table(session_id: str) -> tuple[str, int] | str:
+    svc = service()
+    try:
+        snapshot = svc.snapshot(session_id)
+    except NotFound as exc:
+        return render_template("missing.html", message=exc.message), 404
+    game = svc.open(session_id).game
+    return render_template(
+        "table.html",
+        snapshot=snapshot,
+        game=game,
+        summary=game.summary(svc.open(session_id).history.state),
+        simulate=current_app.config["SIMULATE"],
+    )

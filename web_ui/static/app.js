@@ -1,0 +1,178 @@
+/* Tabletop Companion dashboard shell: fetch + EventSource, no build step. */
+"use strict";
+const Companion = (() => {
+  async function api(method, path, body) {
+    const init = { method, headers: {} };
+    if (body !== undefined) {
+      init.headers["Content-Type"] = "application/json";
+      init.body = JSON.stringify(body);
+    }
+    const response = await fetch("/api" + path, init);
+    const data = await response.json().catch(() => ({}));
+    if (!response.ok) {
+      const err = new Error((data.error && data.error.message) || response.statusText);
+      err.code = data.error && data.error.code;
+      throw err;
+    }
+    return data;
+  }
+
+  function el(tag, attrs, ...children) {
+    const node = document.createElement(tag);
+    for (const [key, value] of Object.entries(attrs || {})) {
+      if (key === "onclick") node.addEventListener("click", value);
+      else node.setAttribute(key, value);
+    }
+    for (const child of children) node.append(child);
+    return node;
+  }
+
+  function describe(entry) {
+    const p = entry.payload || {};
+    if (entry.kind === "command" || entry.kind === "correction") {
+      const c = p.command || {};
+      const args = Object.keys(c.args || {}).length ? " " + JSON.stringify(c.args) : "";
+      const events = (p.events || []).map((e) => e.kind).join(", ");
+      return `${c.name}${args}${events ? " → " + events : ""}`;
+    }
+    if (entry.kind === "undo") return `undo of #${p.target}`;
+    if (entry.kind === "reading") return `reading from ${p.source}: ${p.command && p.command.name} ${JSON.stringify((p.command || {}).args || {})}${p.needs_review ? " (needs review)" : ""}`;
+    if (entry.kind === "dismiss") return `reading #${p.reading} dismissed`;
+    return entry.kind;
+  }
+
+  function follow(sessionId, after, feed, onEntry) {
+    const source = new EventSource(`/api/sessions/${sessionId}/stream?after=${after}`);
+    source.addEventListener("entry", (message) => {
+      const entry = JSON.parse(message.data);
+      feed.prepend(el("li", { "data-seq": entry.seq },
+        el("span", { class: "seq" }, "#" + entry.seq), " ",
+        el("span", { class: "actor" }, entry.actor), " ", describe(entry)));
+      while (feed.children.length > 200) feed.lastChild.remove();
+      if (onEntry) onEntry(entry);
+    });
+    return source;
+  }
+
+  function lobby() {
+    const form = document.getElementById("new-session");
+    if (form) {
+      form.addEventListener("submit", async (event) => {
+        event.preventDefault();
+        const seats = form.seats.value.split("\n").map((line) => line.trim()).filter(Boolean)
+          .map((line) => {
+            const [name, ai] = line.split(",").map((part) => part.trim());
+            return ai ? { name, ai } : { name };
+          });
+        try {
+          const snapshot = await api("POST", "/sessions", { game: form.game.value, seats });
+          location.href = "/sessions/" + snapshot.session.id;
+        } catch (err) {
+          document.getElementById("new-session-error").textContent = err.message;
+        }
+      });
+    }
+    let source = null;
+    document.querySelectorAll("[data-follow]").forEach((button) => {
+      button.addEventListener("click", () => {
+        if (source) source.close();
+        const feed = document.getElementById("feed");
+        feed.replaceChildren();
+        document.getElementById("feed-session").textContent = button.dataset.follow;
+        source = follow(button.dataset.follow, 0, feed);
+      });
+    });
+  }
+
+  function table() {
+    const root = document.getElementById("table");
+    const sessionId = root.dataset.session;
+    const errorBox = document.getElementById("action-error");
+    let snapshot = null;
+    let countdown = null;
+
+    const show = (err) => { errorBox.textContent = err ? err.message : ""; };
+
+    async function refresh() {
+      snapshot = await api("GET", `/sessions/${sessionId}`);
+      render();
+    }
+
+    function render() {
+      root.dataset.stateId = snapshot.state_id;
+      document.getElementById("status").textContent = snapshot.session.status;
+      document.getElementById("outcome").textContent = snapshot.outcome ? "Game over: " + snapshot.outcome.reason : "";
+      document.getElementById("summary").textContent = JSON.stringify(snapshot.state, null, 2);
+      document.getElementById("to-act").textContent = snapshot.to_act.length
+        ? "To act: seat " + snapshot.to_act.join(", ") : (snapshot.outcome ? "" : "Waiting for the table");
+      const actions = document.getElementById("actions");
+      actions.replaceChildren(...snapshot.legal.map((command) => {
+        const args = Object.keys(command.args).length ? " " + JSON.stringify(command.args) : "";
+        const who = command.seat === undefined ? "table" : "seat " + command.seat;
+        return el("button", { onclick: () => send(command) }, `${command.name}${args} (${who})`);
+      }));
+      document.getElementById("undo").disabled = !snapshot.can_undo;
+      renderReadings();
+      renderDeadline();
+    }
+
+    function renderReadings() {
+      const box = document.getElementById("readings");
+      const items = Object.entries(snapshot.readings).map(([seq, reading]) => el("div", { class: "reading" },
+        el("p", {}, `${reading.source}: ${reading.command.name} ${JSON.stringify(reading.command.args)} · confidence ${Math.round(reading.confidence * 100)}%`
+          + (reading.problem ? ` · ${reading.problem.message}` : "")),
+        el("button", { onclick: () => act(`/sessions/${sessionId}/readings/${seq}/confirm`, {}) }, "Confirm"),
+        el("button", { class: "secondary", onclick: () => {
+          const text = prompt("Corrected arguments (JSON)", JSON.stringify(reading.command.args));
+          if (text !== null) {
+            try { act(`/sessions/${sessionId}/readings/${seq}/correct`, { args: JSON.parse(text) }); }
+            catch (err) { show(err); }
+          }
+        } }, "Correct"),
+        el("button", { class: "secondary", onclick: () => act(`/sessions/${sessionId}/readings/${seq}/dismiss`, {}) }, "Dismiss")));
+      box.replaceChildren(...(items.length ? items : [el("p", { class: "muted" }, "No reading waiting.")]));
+    }
+
+    function renderDeadline() {
+      const box = document.getElementById("deadline");
+      if (countdown) clearInterval(countdown);
+      if (!snapshot.deadline) { box.textContent = ""; return; }
+      const tick = () => {
+        const left = Math.max(0, snapshot.deadline.at - Date.now() / 1000);
+        box.textContent = `${snapshot.deadline.command.name} in ${left.toFixed(1)} s`;
+      };
+      tick();
+      countdown = setInterval(tick, 100);
+    }
+
+    async function act(path, body) {
+      try { await api("POST", path, body); show(null); } catch (err) { show(err); }
+      await refresh();
+    }
+
+    function send(command) {
+      return act(`/sessions/${sessionId}/commands`, { ...command, state_id: snapshot.state_id });
+    }
+
+    document.getElementById("undo").addEventListener("click", () =>
+      act(`/sessions/${sessionId}/undo`, { state_id: snapshot.state_id }));
+
+    const typed = document.getElementById("typed-reading");
+    if (typed) {
+      typed.addEventListener("submit", (event) => {
+        event.preventDefault();
+        let args;
+        try { args = JSON.parse(typed.args.value || "{}"); } catch (err) { show(err); return; }
+        act(`/sessions/${sessionId}/readings`, {
+          source: "typed", command: { name: typed.name.value, args },
+          confidence: typed.needs_review.checked ? 0.5 : 1.0, needs_review: typed.needs_review.checked,
+        });
+      });
+    }
+
+    follow(sessionId, 0, document.getElementById("feed"), () => refresh().catch(show));
+    refresh().catch(show);
+  }
+
+  return { api, lobby, table };
+})();
