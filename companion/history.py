@@ -59,6 +59,8 @@ class History:
         elif kind == "undo":
             self._undo(payload["target"], entry.seq)
         elif kind == "reading":
+            for seq in payload.get("supersedes", ()):
+                self.readings.pop(seq, None)
             self.readings[entry.seq] = payload
         elif kind == "dismiss":
             self.readings.pop(payload["reading"], None)

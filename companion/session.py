@@ -272,8 +272,6 @@ class SessionService:
                     payload[key] = value if not isinstance(value, Mapping) else dict(value)
             entries = self._commit(live, NewEntry(source, "reading", payload,
                                                   live.game.event_schema_version))
-            for seq in superseded:
-                live.history.readings.pop(seq, None)
             if self.auto_accept and not payload["needs_review"]:
                 entries += self._apply(live, command, source, NewEntryKind.COMMAND,
                                        reading=entries[0].seq)

@@ -25,4 +25,5 @@ def create_app(service: SessionService, *, simulate: bool = False, **settings: A
     app.register_blueprint(api.blueprint, url_prefix="/api")
     app.register_blueprint(stream.blueprint, url_prefix="/api")
     app.register_blueprint(pages.blueprint)
+    api.register_error_handlers(app)
     return app

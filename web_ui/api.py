@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, Response, abort, jsonify, request, send_file
+from flask import Blueprint, Flask, Response, abort, jsonify, request, send_file
 from werkzeug.exceptions import HTTPException
 
 from companion.engine import IllegalMove
@@ -33,20 +33,22 @@ def error_response(status: int, code: str, message: str, **details: Any) -> Resp
     return response
 
 
-@blueprint.errorhandler(SessionError)
-def _session_error(exc: SessionError) -> Response:
-    return error_response(exc.status, exc.code, exc.message, **exc.details)
+def register_error_handlers(app: Flask) -> None:
+    """JSON errors for every /api path (routing errors included); pages keep HTML errors."""
 
+    @app.errorhandler(SessionError)
+    def _session_error(exc: SessionError) -> Response:
+        return error_response(exc.status, exc.code, exc.message, **exc.details)
 
-@blueprint.errorhandler(CompanionError)
-def _companion_error(exc: CompanionError) -> Response:
-    return error_response(409, "E_CONFLICT", str(exc))
+    @app.errorhandler(CompanionError)
+    def _companion_error(exc: CompanionError) -> Response:
+        return error_response(409, "E_CONFLICT", str(exc))
 
-
-@blueprint.errorhandler(HTTPException)
-def _http_error(exc: HTTPException) -> Response:
-    code = f"E_HTTP_{exc.code}"
-    return error_response(exc.code or 500, code, exc.description or exc.name)
+    @app.errorhandler(HTTPException)
+    def _http_error(exc: HTTPException) -> Response | HTTPException:
+        if not request.path.startswith("/api/"):
+            return exc
+        return error_response(exc.code or 500, f"E_HTTP_{exc.code}", exc.description or exc.name)
 
 
 def _body() -> dict[str, Any]:

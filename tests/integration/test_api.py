@@ -1,0 +1,139 @@
+"""The JSON API: each bad request gets a 4xx with a JSON error and leaves the log unchanged."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from flask.testing import FlaskClient
+
+from companion.session import SessionService
+from web_ui import create_app
+
+
+@pytest.fixture
+def client(service: SessionService) -> FlaskClient:
+    return create_app(service, simulate=True).test_client()
+
+
+def new_session(client: FlaskClient, **extra: Any) -> dict[str, Any]:
+    response = client.post("/api/sessions", json={"game": "tally", "seats": [
+        {"name": "Ann"}, {"name": "Bob"}], **extra})
+    assert response.status_code == 201, response.json
+    return response.json
+
+
+def log_of(client: FlaskClient, sid: str) -> list[dict[str, Any]]:
+    return client.get(f"/api/sessions/{sid}/entries").json
+
+
+def test_games_lists_options_and_ais(client: FlaskClient) -> None:
+    games = client.get("/api/games").json
+    assert games[0]["id"] == "tally"
+    assert {o["name"] for o in games[0]["options"]} == {"target", "window_s"}
+    assert games[0]["ais"] == ["greedy", "random"]
+
+
+def test_play_through_the_api(client: FlaskClient) -> None:
+    snap = new_session(client)
+    sid = snap["session"]["id"]
+    r = client.post(f"/api/sessions/{sid}/commands",
+                    json={"name": "spin", "args": {"value": 2}, "state_id": snap["state_id"]})
+    assert r.status_code == 200 and r.json["state_id"] == 1
+    legal = client.get(f"/api/sessions/{sid}/legal?seat=0").json
+    assert [c["args"]["n"] for c in legal] == [1, 2, 3]
+    r = client.post(f"/api/sessions/{sid}/commands",
+                    json={"name": "add", "args": {"n": 3}, "seat": 0, "state_id": 1})
+    assert r.json["entries"][0]["actor"] == "seat:0"
+    assert client.get(f"/api/sessions/{sid}").json["state"]["total"] == 3
+    assert client.get(f"/api/sessions/{sid}/replay?to=1").json["state"]["total"] == 0
+    r = client.post(f"/api/sessions/{sid}/undo", json={"state_id": 2})
+    assert r.status_code == 200
+    assert client.get(f"/api/sessions/{sid}").json["state"]["total"] == 0
+
+
+@pytest.mark.parametrize(
+    ("path", "kwargs", "status", "code"),
+    [
+        ("/commands", {"data": "{not json", "content_type": "application/json"}, 400,
+         "E_BAD_JSON"),
+        ("/commands", {"data": "name=spin", "content_type": "application/x-www-form-urlencoded"},
+         400, "E_UNSUPPORTED_MEDIA"),
+        ("/commands", {"json": [1, 2]}, 400, "E_BAD_JSON"),
+        ("/commands", {"json": {"name": "spin", "args": {"value": 2}}}, 400, "E_BAD_REQUEST"),
+        ("/commands", {"json": {"name": "fly", "args": {}, "state_id": 1}}, 422,
+         "E_UNKNOWN_COMMAND"),
+        ("/commands", {"json": {"name": "add", "args": {"n": 1}, "seat": 1, "state_id": 1}}, 422,
+         "E_NOT_YOUR_TURN"),
+        ("/commands", {"json": {"name": "add", "args": {"n": 1}, "seat": 5, "state_id": 1}}, 400,
+         "E_NO_SUCH_SEAT"),
+        ("/commands", {"json": {"name": "add", "args": {"n": 1}, "seat": 0, "state_id": 0}}, 409,
+         "E_STALE_STATE"),
+        ("/commands", {"json": {"name": "add", "args": {"n": 1}, "seat": 0, "state_id": "x"}},
+         400, "E_BAD_REQUEST"),
+        ("/undo", {"json": {"state_id": 0}}, 409, "E_STALE_STATE"),
+        ("/readings", {"json": {"command": {"name": "spin"}}}, 400, "E_BAD_REQUEST"),
+        ("/readings/99/confirm", {"json": {}}, 404, "E_NO_SUCH_READING"),
+        ("/readings/1/explode", {"json": {}}, 404, "E_HTTP_404"),
+    ],
+)
+def test_bad_requests_get_a_json_4xx_and_change_nothing(
+    client: FlaskClient, path: str, kwargs: dict[str, Any], status: int, code: str
+) -> None:
+    sid = new_session(client)["session"]["id"]
+    client.post(f"/api/sessions/{sid}/commands",
+                json={"name": "spin", "args": {"value": 2}, "state_id": 0})
+    before = (log_of(client, sid), client.get(f"/api/sessions/{sid}").json)
+    response = client.post(f"/api/sessions/{sid}{path}", **kwargs)
+    assert response.status_code == status
+    assert response.json["error"]["code"] == code
+    assert response.json["error"]["message"]
+    assert (log_of(client, sid), client.get(f"/api/sessions/{sid}").json) == before
+
+
+def test_unknown_session_is_a_json_404(client: FlaskClient) -> None:
+    for response in (
+        client.get("/api/sessions/nope"),
+        client.post("/api/sessions/nope/commands", json={"name": "spin", "state_id": 0}),
+        client.get("/api/sessions/nope/stream"),
+    ):
+        assert response.status_code == 404
+        assert response.json["error"]["code"] == "E_NOT_FOUND"
+
+
+def test_bad_session_creation(client: FlaskClient) -> None:
+    r = client.post("/api/sessions", json={"seats": []})
+    assert r.status_code == 400
+    r = client.post("/api/sessions", json={"game": "chess", "seats": [{"name": "A"}]})
+    assert r.status_code == 404 and r.json["error"]["code"] == "E_UNKNOWN_GAME"
+    r = client.post("/api/sessions", json={"game": "tally", "seats": [{"name": "A"}]})
+    assert r.status_code == 422 and r.json["error"]["code"] == "E_BAD_SETUP"
+    assert client.get("/api/sessions").json == []
+
+
+def test_readings_round_trip(client: FlaskClient) -> None:
+    sid = new_session(client)["session"]["id"]
+    r = client.post(f"/api/sessions/{sid}/readings", json={
+        "source": "spinner", "command": {"name": "spin", "args": {"value": 3}},
+        "confidence": 0.55, "needs_review": True, "candidates": [{"value": 3}, {"value": 4}]})
+    seq = r.json["entries"][0]["seq"]
+    assert str(seq) in client.get(f"/api/sessions/{sid}").json["readings"]
+    r = client.post(f"/api/sessions/{sid}/readings/{seq}/correct", json={"args": {"value": 4}})
+    assert r.status_code == 200 and r.json["entries"][0]["kind"] == "correction"
+    assert client.get(f"/api/sessions/{sid}").json["state"]["spin"] == 4
+
+
+def test_unknown_api_route_and_method_are_json(client: FlaskClient) -> None:
+    assert client.get("/api/nothing").status_code == 404
+    r = client.delete("/api/sessions")
+    assert r.status_code == 405 and r.json["error"]["code"] == "E_HTTP_405"
+
+
+def test_pages_render(client: FlaskClient) -> None:
+    sid = new_session(client)["session"]["id"]
+    lobby = client.get("/")
+    assert lobby.status_code == 200 and sid.encode() in lobby.data
+    table = client.get(f"/sessions/{sid}")
+    assert table.status_code == 200 and b"Typed reading" in table.data
+    assert client.get("/sessions/nope").status_code == 404
+    assert client.get("/static/app.js").status_code == 200
