@@ -10,7 +10,10 @@ DEVSTAMP := $(VENV)/.installed-dev
 .PHONY: demo test lint bench system-deps clean
 
 $(PY):
-	$(PYTHON) -m venv $(VENV)
+	@$(PYTHON) -m venv $(VENV) 2>/dev/null || { rm -rf $(VENV); \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    apt-get update -qq && apt-get install -y -qq python3-venv >/dev/null && $(PYTHON) -m venv $(VENV); \
+	  else echo "python3 cannot make a venv: install it with 'sudo apt-get install python3-venv'"; exit 1; fi; }
 	$(PY) -m pip install --quiet --upgrade pip
 
 $(STAMP): pyproject.toml | $(PY)

@@ -279,6 +279,17 @@ class SessionService:
             live.changed.notify_all()
         return entries
 
+    def simulate_reading(self, session_id: str, rng: random.Random) -> list[Entry]:
+        """Simulation mode: the game's simulated spinner or tower gives the next chance input,
+        which then goes through the same reading path as real hardware."""
+        live = self.open(session_id)
+        with live.lock:
+            command = live.game.simulate_chance(live.history.state, rng)
+        if command is None:
+            raise Refused("The table is not waiting for a spin or a drop.", "E_NO_CHANCE_NEEDED")
+        return self.add_reading(session_id, source="simulator", command_json=command.to_json(),
+                                confidence=1.0, needs_review=False)
+
     def confirm_reading(self, session_id: str, reading_seq: int, *, actor: str) -> list[Entry]:
         live = self.open(session_id)
         with live.lock:

@@ -6,9 +6,10 @@ sent as ``application/json``, which a cross-site form cannot do without the brow
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
-from flask import Blueprint, Flask, Response, abort, jsonify, request, send_file
+from flask import Blueprint, Flask, Response, abort, current_app, jsonify, request, send_file
 from werkzeug.exceptions import HTTPException
 
 from companion.engine import IllegalMove
@@ -181,6 +182,16 @@ def add_reading(session_id: str) -> Response:
         needs_review=bool(body.get("needs_review", False)),
         candidates=candidates,
     )
+    return jsonify({"entries": _entries(entries), **_ids(session_id)})
+
+
+@blueprint.post("/sessions/<session_id>/simulate")
+def simulate(session_id: str) -> Response:
+    """Simulation mode only: let the simulated spinner or tower produce the next reading."""
+    if not current_app.config["SIMULATE"]:
+        raise NotFound("The table is not in simulation mode.", "E_NOT_SIMULATED")
+    _body()
+    entries = service().simulate_reading(session_id, random.Random())
     return jsonify({"entries": _entries(entries), **_ids(session_id)})
 
 

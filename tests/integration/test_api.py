@@ -137,3 +137,20 @@ def test_pages_render(client: FlaskClient) -> None:
     assert table.status_code == 200 and b"Typed reading" in table.data
     assert client.get("/sessions/nope").status_code == 404
     assert client.get("/static/app.js").status_code == 200
+
+
+def test_simulated_chance_goes_through_the_reading_path(client: FlaskClient) -> None:
+    sid = new_session(client)["session"]["id"]
+    r = client.post(f"/api/sessions/{sid}/simulate", json={})
+    assert r.status_code == 200
+    kinds = [(e["kind"], e["actor"]) for e in r.json["entries"]]
+    assert kinds == [("reading", "simulator"), ("command", "simulator")]
+    assert 1 <= client.get(f"/api/sessions/{sid}").json["state"]["spin"] <= 6
+    r = client.post(f"/api/sessions/{sid}/simulate", json={})  # now a seat must add
+    assert r.status_code == 422 and r.json["error"]["code"] == "E_NO_CHANCE_NEEDED"
+
+
+def test_simulation_endpoint_is_off_with_real_hardware(service: SessionService) -> None:
+    client = create_app(service, simulate=False).test_client()
+    sid = new_session(client)["session"]["id"]
+    assert client.post(f"/api/sessions/{sid}/simulate", json={}).status_code == 404

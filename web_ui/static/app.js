@@ -157,6 +157,9 @@ const Companion = (() => {
     document.getElementById("undo").addEventListener("click", () =>
       act(`/sessions/${sessionId}/undo`, { state_id: snapshot.state_id }));
 
+    const simulate = document.getElementById("simulate");
+    if (simulate) simulate.addEventListener("click", () => act(`/sessions/${sessionId}/simulate`, {}));
+
     const typed = document.getElementById("typed-reading");
     if (typed) {
       typed.addEventListener("submit", (event) => {
