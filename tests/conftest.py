@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -55,3 +56,18 @@ def service(store: Store, registry: GameRegistry, clock: FakeClock) -> Iterator[
 
 def two_humans(**extra: object) -> dict[str, object]:
     return {"seats": [{"name": "Ann"}, {"name": "Bob"}], "seed": 7, **extra}
+
+
+@pytest.fixture
+def make_service(store: Store, registry: GameRegistry) -> Iterator[Any]:
+    """More services over the same store (a restart), all closed at the end of the test."""
+    made: list[SessionService] = []
+
+    def make(clock: Any = None) -> SessionService:
+        svc = SessionService(store, registry, **({"clock": clock} if clock else {}))
+        made.append(svc)
+        return svc
+
+    yield make
+    for svc in made:
+        svc.close()

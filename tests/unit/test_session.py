@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import threading
 import time
+from typing import Any
 
 import pytest
 
-from companion.games import GameRegistry
 from companion.history import fold
 from companion.session import NotFound, Refused, SessionError, SessionService, StaleState, setup_of
 from companion.store import NewEntry, Store
@@ -146,9 +146,9 @@ def test_undo_with_nothing_to_undo(service: SessionService) -> None:
         service.undo(sid, actor="host", state_id=0)
 
 
-def test_repeated_undo_walks_back_across_checkpoints(store: Store, registry: GameRegistry,
+def test_repeated_undo_walks_back_across_checkpoints(make_service: Any, store: Store,
                                                      clock: FakeClock) -> None:
-    service = SessionService(store, registry, clock=clock)
+    service = make_service(clock)
     sid = service.create("tally", two_humans(options={"target": 10_000})).id
     for _ in range(100):
         play(service, sid, "spin", {"value": 1})
@@ -157,7 +157,7 @@ def test_repeated_undo_walks_back_across_checkpoints(store: Store, registry: Gam
     for _ in range(150):
         service.undo(sid, actor="host", state_id=service.open(sid).history.state_id)
     assert service.snapshot(sid)["state"]["total"] == 50
-    fresh = SessionService(store, registry, clock=clock)
+    fresh = make_service(clock)
     assert fresh.snapshot(sid)["state"] == service.snapshot(sid)["state"]
 
 
@@ -233,10 +233,9 @@ def test_confirmed_reading_is_applied(service: SessionService) -> None:
     assert service.snapshot(sid)["state"]["spin"] == 6
 
 
-def test_offer_lapses_into_decline_when_the_window_closes(store: Store,
-                                                          registry: GameRegistry) -> None:
+def test_offer_lapses_into_decline_when_the_window_closes(make_service: Any) -> None:
     """The session enforces a time window: no answer by the deadline means declined."""
-    service = SessionService(store, registry)
+    service = make_service()
     sid = service.create("tally", two_humans(options={"window_s": 0.2})).id
     play(service, sid, "spin", {"value": 2})
     play(service, sid, "add", {"n": 1}, seat=0)
@@ -261,15 +260,15 @@ def test_late_answer_to_an_offer_is_refused(service: SessionService, clock: Fake
 
 
 def test_deadline_that_passed_while_the_server_was_down_fires_on_resume(
-    store: Store, registry: GameRegistry
+    make_service: Any, store: Store
 ) -> None:
-    first = SessionService(store, registry)
+    first = make_service()
     sid = first.create("tally", two_humans(options={"window_s": 0.1})).id
     play(first, sid, "spin", {"value": 2})
     play(first, sid, "add", {"n": 1}, seat=0)
     first.close()
     time.sleep(0.2)
-    second = SessionService(store, registry)
+    second = make_service()
     second.open(sid)
     deadline = time.time() + 5
     while second.snapshot(sid)["state"]["phase"] != "spin" and time.time() < deadline:
@@ -278,9 +277,9 @@ def test_deadline_that_passed_while_the_server_was_down_fires_on_resume(
     second.close()
 
 
-def test_old_schema_entries_are_upcast_on_read(store: Store, registry: GameRegistry,
+def test_old_schema_entries_are_upcast_on_read(make_service: Any, store: Store,
                                                clock: FakeClock) -> None:
-    service = SessionService(store, registry, clock=clock)
+    service = make_service(clock)
     sid = service.create("tally", two_humans()).id
     store.append(sid, [
         NewEntry("host", "command", {"command": {"name": "spin", "args": {"value": 3}},
@@ -288,7 +287,7 @@ def test_old_schema_entries_are_upcast_on_read(store: Store, registry: GameRegis
         NewEntry("seat:0", "command", {"command": {"name": "add", "args": {"amount": 2},
                                                    "seat": 0}, "events": []}, 1),
     ])
-    fresh = SessionService(store, registry, clock=clock)
+    fresh = make_service(clock)
     assert fresh.snapshot(sid)["state"]["total"] == 2
     assert fresh.open(sid).history.upcast(store.entries(sid)[1]).payload["command"]["args"] == {
         "n": 2}
@@ -305,15 +304,15 @@ def test_profiles_unlock_a_mode_after_a_win(service: SessionService) -> None:
     assert locked.profiles == {"ann": {"wins": 1}, "bob": {"wins": 0}}
 
 
-def test_session_resumes_from_the_log_after_a_restart(store: Store, registry: GameRegistry,
+def test_session_resumes_from_the_log_after_a_restart(make_service: Any, store: Store,
                                                       clock: FakeClock) -> None:
-    first = SessionService(store, registry, clock=clock)
+    first = make_service(clock)
     sid = first.create("tally", two_humans()).id
     play(first, sid, "spin", {"value": 4})
     play(first, sid, "add", {"n": 3}, seat=0)
     snapshot = first.snapshot(sid)
     first.close()
-    second = SessionService(store, registry, clock=clock)
+    second = make_service(clock)
     assert second.snapshot(sid) == snapshot
 
 
