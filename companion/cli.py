@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import fcntl
+import importlib
 import json
 import os
 import signal
@@ -23,7 +24,12 @@ class CliError(CompanionError):
     pass
 
 
-def _common(parser: argparse.ArgumentParser) -> None:
+PLUGINS: tuple[str, ...] = ()
+"""Modules that add subcommands: each has ``register(subparsers)``, and every parser it adds
+sets ``run`` (``parser.set_defaults(run=function(args, out) -> exit code)``)."""
+
+
+def add_common_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config", metavar="FILE", help="config file (TOML)")
     parser.add_argument("--db", metavar="FILE", help="session database (overrides the config)")
 
@@ -35,40 +41,40 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     p = sub.add_parser("serve", help="serve the dashboard (waitress)")
-    _common(p)
+    add_common_options(p)
     p.add_argument("--sim", action="store_true", help="simulate the spinner, tower and camera")
     p.add_argument("--host", help="address to listen on (0.0.0.0 for tablets on the LAN)")
     p.add_argument("--port", type=int, help="TCP port")
 
     p = sub.add_parser("sessions", help="list the sessions in the database")
-    _common(p)
+    add_common_options(p)
     p.add_argument("--json", action="store_true", help="one JSON object per line")
 
     p = sub.add_parser("replay", help="rebuild and print a session's state at any point")
-    _common(p)
+    add_common_options(p)
     p.add_argument("session", help="session id")
     p.add_argument("--to", type=int, metavar="SEQ", help="stop after this log entry")
     p.add_argument("--json", action="store_true", help="print the state as JSON")
 
     p = sub.add_parser("export", help="write a session (log and photos) to a zip file")
-    _common(p)
+    add_common_options(p)
     p.add_argument("session", help="session id")
     p.add_argument("-o", "--out", required=True, metavar="FILE.zip", help="archive to write")
 
     p = sub.add_parser("import", help="read a session exported with 'export'")
-    _common(p)
+    add_common_options(p)
     p.add_argument("archive", metavar="FILE.zip")
 
     p = sub.add_parser("doctor", help="what hardware is found and what is simulated")
-    _common(p)
+    add_common_options(p)
     p.add_argument("--sim", action="store_true", help="report as 'serve --sim' would run")
 
     p = sub.add_parser("config", help="show the effective configuration")
-    _common(p)
+    add_common_options(p)
     p.add_argument("action", choices=["show"], help="'show': print the config as TOML")
 
     p = sub.add_parser("selfplay", help="play seeded games between AIs and print win rates")
-    _common(p)
+    add_common_options(p)
     p.add_argument("--game", required=True, help="game id (e.g. ava, cpx)")
     p.add_argument("--ai", action="append", required=True, metavar="LEVEL",
                    help="AI level of a side; give it once per side")
@@ -76,6 +82,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, help="seed (default 0)")
     p.add_argument("--mode", help="game mode")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    for module_name in PLUGINS:
+        importlib.import_module(module_name).register(sub)
+    for name, choice in sub.choices.items():
+        if name in COMMANDS:
+            choice.set_defaults(run=COMMANDS[name])
     return parser
 
 
@@ -83,7 +94,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     out = out or sys.stdout
     args = build_parser().parse_args(argv)
     try:
-        return COMMANDS[args.command](args, out)
+        return int(args.run(args, out))
     except (CompanionError, IllegalMove) as exc:
         message = exc.message if isinstance(exc, IllegalMove) else str(exc)
         print(f"companion: error: {message}", file=sys.stderr)
@@ -93,7 +104,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
 
 
 # --- helpers ---------------------------------------------------------------------------------
-def _config(args: argparse.Namespace) -> Config:
+def config_from_args(args: argparse.Namespace) -> Config:
     config, _ = load_config(args.config)
     if getattr(args, "db", None):
         config = config.model_copy(
@@ -160,7 +171,7 @@ def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
     from companion.session import SessionService
     from web_ui import create_app
 
-    config = _config(args)
+    config = config_from_args(args)
     host = args.host or config.server.host
     port = args.port or config.server.port
     simulate = args.sim or config.hardware.simulate
@@ -192,7 +203,7 @@ def _raise_interrupt(signum: int, frame: object) -> None:
 
 
 def cmd_sessions(args: argparse.Namespace, out: TextIO) -> int:
-    store = _open_store(_config(args))
+    store = _open_store(config_from_args(args))
     records = store.sessions()
     for r in records:
         if args.json:
@@ -210,7 +221,7 @@ def cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
     from companion.history import fold
     from companion.session import setup_of
 
-    config = _config(args)
+    config = config_from_args(args)
     store = _open_store(config)
     record, game = _session_game(store, _registry(config), args.session)
     history = fold(game, setup_of(record), store.iter_entries(record.id), args.to)
@@ -227,7 +238,7 @@ def cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
 def cmd_export(args: argparse.Namespace, out: TextIO) -> int:
     from companion.archive import export_session
 
-    store = _open_store(_config(args))
+    store = _open_store(config_from_args(args))
     count = export_session(store, args.session, Path(args.out))
     print(f"exported session {args.session} ({count} entries) to {args.out}", file=out)
     return 0
@@ -236,7 +247,7 @@ def cmd_export(args: argparse.Namespace, out: TextIO) -> int:
 def cmd_import(args: argparse.Namespace, out: TextIO) -> int:
     from companion.archive import import_session
 
-    config = _config(args)
+    config = config_from_args(args)
     with WriterLock(config.db_path):
         store = _open_store(config, must_exist=False)
         record = import_session(store, Path(args.archive))
@@ -247,7 +258,7 @@ def cmd_import(args: argparse.Namespace, out: TextIO) -> int:
 def cmd_doctor(args: argparse.Namespace, out: TextIO) -> int:
     from companion.doctor import format_checks, run_checks
 
-    config = _config(args)
+    config = config_from_args(args)
     print(format_checks(run_checks(config, args.sim or config.hardware.simulate)), file=out)
     return 0
 
@@ -262,7 +273,7 @@ def cmd_config(args: argparse.Namespace, out: TextIO) -> int:
 def cmd_selfplay(args: argparse.Namespace, out: TextIO) -> int:
     from companion.selfplay import format_report, run_selfplay
 
-    registry = _registry(_config(args))
+    registry = _registry(config_from_args(args))
     try:
         game = registry.get(args.game)
     except UnknownGame as exc:

@@ -39,8 +39,54 @@ class StorageConfig(_Section):
     db: Path = Field(DEFAULT_DB, description="The session database; photos go beside it.")
 
 
+class SpinnerConfig(_Section):
+    steps_per_rev: int = Field(
+        80, ge=12, le=100_000, description="Quadrature steps per spinner revolution."
+    )
+    sectors: int = Field(6, ge=2, le=64, description="Sectors on the spinner's face.")
+    offset_steps: int = Field(
+        0, description="Steps from the encoder's zero to the start of sector 1 (calibration)."
+    )
+    settle_ms: int = Field(
+        400, ge=50, le=5000, description="A spin is over when no step came for this long."
+    )
+    min_turn: float = Field(
+        0.5, ge=0.0, le=10.0, description="Least movement, in turns, that counts as a spin."
+    )
+    guard_steps: int = Field(
+        1, ge=0, description="Steps either side of a sector edge that make a stop ambiguous."
+    )
+    use_index: bool = Field(
+        False, description="Re-zero on the index sensor (hall or encoder Z) every pass."
+    )
+
+
+class LinkConfig(_Section):
+    port: str = Field("", description="Serial port of the tower; empty: find the Pico by USB ID.")
+    baudrate: int = Field(115200, ge=1200, description="Serial speed (USB CDC ignores it).")
+    heartbeat_timeout_s: float = Field(
+        5.0, gt=0, description="The link counts as lost after this long without a line."
+    )
+
+
+class CameraConfig(_Section):
+    kind: str = Field(
+        "auto",
+        pattern="^(auto|picamera2|opencv|folder|synthetic)$",
+        description="auto, picamera2, opencv (USB webcam), folder (replay photos) or synthetic.",
+    )
+    device: str = Field("0", description="OpenCV device index or path; the folder for 'folder'.")
+    profile: Path | None = Field(None, description="Calibration profile of the tray (JSON).")
+
+
 class HardwareConfig(_Section):
     simulate: bool = Field(False, description="Use simulated spinner, tower and camera.")
+    pins: Path | None = Field(
+        None, description="Pin map (TOML); empty: the hardware/pins.toml shipped with the code."
+    )
+    spinner: SpinnerConfig = SpinnerConfig()
+    link: LinkConfig = LinkConfig()
+    camera: CameraConfig = CameraConfig()
 
 
 class ReadingsConfig(_Section):
@@ -100,15 +146,27 @@ def parse_config(data: dict[str, Any], source: str = "config") -> Config:
 def to_toml(config: Config) -> str:
     """The effective config as TOML, each key with its description as a comment."""
     lines: list[str] = []
-    for section_name in Config.model_fields:
-        section = getattr(config, section_name)
-        lines.append(f"[{section_name}]")
-        for key, field in type(section).model_fields.items():
-            if field.description:
-                lines.append(f"# {field.description}")
-            lines.append(f"{key} = {_toml_value(getattr(section, key))}")
-        lines.append("")
-    return "\n".join(lines)
+    _emit(config, "", lines)
+    return "\n".join(lines).lstrip("\n") + "\n"
+
+
+def _emit(section: BaseModel, name: str, lines: list[str]) -> None:
+    nested = []
+    if name:
+        lines += ["", f"[{name}]"]
+    for key, field in type(section).model_fields.items():
+        value = getattr(section, key)
+        if isinstance(value, BaseModel):
+            nested.append((key, value))
+            continue
+        if field.description:
+            lines.append(f"# {field.description}")
+        if value is None:
+            lines.append(f"# {key} =  (not set)")
+        else:
+            lines.append(f"{key} = {_toml_value(value)}")
+    for key, value in nested:
+        _emit(value, f"{name}.{key}" if name else key, lines)
 
 
 def _toml_value(value: Any) -> str:
