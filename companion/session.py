@@ -7,6 +7,7 @@ the history, then wake subscribers. Nothing is published before it is committed.
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import secrets
 import threading
@@ -206,7 +207,7 @@ class SessionService:
         command = self._parse_command(live, command_json)
         with live.lock:
             self._check_state_id(live, state_id)
-            entries = self._apply(live, command, actor, NewEntryKind.COMMAND)
+            entries = self._apply(live, command, actor)
             entries += self._after_change(live)
         return entries
 
@@ -273,7 +274,7 @@ class SessionService:
             entries = self._commit(live, NewEntry(source, "reading", payload,
                                                   live.game.event_schema_version))
             if self.auto_accept and not payload["needs_review"]:
-                entries += self._apply(live, command, source, NewEntryKind.COMMAND,
+                entries += self._apply(live, command, source,
                                        reading=entries[0].seq)
             entries += self._after_change(live) if len(entries) > 1 else []
             live.changed.notify_all()
@@ -295,7 +296,7 @@ class SessionService:
         with live.lock:
             reading = self._pending(live, reading_seq)
             command = Command.from_json(reading["command"])
-            entries = self._apply(live, command, actor, NewEntryKind.COMMAND, reading=reading_seq)
+            entries = self._apply(live, command, actor, reading=reading_seq)
             entries += self._after_change(live)
         return entries
 
@@ -310,7 +311,7 @@ class SessionService:
             reading = self._pending(live, reading_seq)
             original = Command.from_json(reading["command"])
             command = Command(original.name, dict(args), original.seat)
-            entries = self._apply(live, command, actor, NewEntryKind.CORRECTION,
+            entries = self._apply(live, command, actor, "correction",
                                   reading=reading_seq, original_args=dict(original.args))
             entries += self._after_change(live)
         return entries
@@ -377,14 +378,21 @@ class SessionService:
             raise NotFound(f"No pending reading {reading_seq}.", "E_NO_SUCH_READING")
         return reading
 
-    def _stamp(self, command: Command) -> Command:
-        return Command(command.name, command.args, command.seat, self.clock(),
-                       secrets.randbits(63))
+    def _stamp(self, command: Command, at: float | None = None) -> Command:
+        """The session's time and logged randomness; whatever a client sent for them is ignored."""
+        return Command(command.name, command.args, command.seat,
+                       self.clock() if at is None else at, secrets.randbits(63))
 
     def _apply(
-        self, live: LiveSession, command: Command, actor: str, kind: str, **extra: Any
+        self,
+        live: LiveSession,
+        command: Command,
+        actor: str,
+        kind: str = "command",
+        at: float | None = None,
+        **extra: Any,
     ) -> list[Entry]:
-        command = self._stamp(command)
+        command = self._stamp(command, at)
         try:
             new_state, events = live.game.apply(live.history.state, command)
         except IllegalMove as exc:
@@ -407,7 +415,7 @@ class SessionService:
         status = "finished" if over else "active"
         if status != live.record.status:
             self.store.set_status(live.record.id, status)
-            live.record = SessionRecord(**{**live.record.__dict__, "status": status})
+            live.record = dataclasses.replace(live.record, status=status)
             if over:
                 self.store.put_profiles(dict(game.profile_updates(live.setup, state)))
         self._schedule_deadline(live)
@@ -432,7 +440,7 @@ class SessionService:
             legal = [c for c in game.legal_commands(state) if c.seat == seat]
             rng = random.Random(f"{live.setup.seed}:{live.history.last_seq}")
             command = policy.choose(state, legal, rng)
-            entries += self._apply(live, command, f"ai:{level}", NewEntryKind.COMMAND)
+            entries += self._apply(live, command, f"ai:{level}")
         return entries
 
     def _schedule_deadline(self, live: LiveSession) -> None:
@@ -459,22 +467,11 @@ class SessionService:
             deadline = live.game.deadline(live.history.state)
             if deadline is None:
                 return
-            command = deadline.command
-            stamped = Command(command.name, command.args, command.seat, deadline.at,
-                              secrets.randbits(63))
             try:
-                new_state, events = live.game.apply(live.history.state, stamped)
-            except IllegalMove:
+                self._apply(live, deadline.command, "timer", at=deadline.at)
+            except Refused:
                 return
-            payload = {"command": stamped.to_json(), "events": [e.to_json() for e in events]}
-            self._commit(live, NewEntry("timer", NewEntryKind.COMMAND, payload,
-                                        live.game.event_schema_version), new_state)
             self._after_change(live)
-
-
-class NewEntryKind:
-    COMMAND = "command"
-    CORRECTION = "correction"
 
 
 def setup_of(record: SessionRecord) -> Setup:
