@@ -19,6 +19,9 @@ def lobby() -> str:
         "lobby.html",
         sessions=list(reversed(svc.sessions())),
         games=games,
+        game_options={
+            g.id: {o.name: o.default for o in g.rule_options()} for g in games
+        },
         simulate=current_app.config["SIMULATE"],
     )
 

@@ -26,6 +26,7 @@ def test_lobby_new_session_and_live_update_on_two_tablets(
     tablet = browser.new_page(viewport={"width": 1280, "height": 800})
     tablet.goto(server.base + "/")
     tablet.screenshot(path=str(artifacts / "lobby.png"), full_page=True)
+    assert '"target": 21' in tablet.input_value("textarea[name=options]")  # defaults shown
     tablet.fill("textarea[name=seats]", "Ann\nBob")
     tablet.click("#new-session button[type=submit]")
     tablet.wait_for_url("**/sessions/*")
@@ -55,3 +56,15 @@ def test_bad_new_session_shows_the_reason(server: Server, browser: Any) -> None:
     page.click("#new-session button[type=submit]")
     page.wait_for_selector("#new-session-error:not(:empty)")
     assert "played by 2" in page.inner_text("#new-session-error")
+
+
+def test_seats_with_an_ai_and_edited_options(server: Server, browser: Any) -> None:
+    page = browser.new_page()
+    page.goto(server.base + "/")
+    page.fill("textarea[name=seats]", "Ann\nBot, ai=greedy")
+    page.fill("textarea[name=options]", '{"target": 40, "window_s": null}')
+    page.click("#new-session button[type=submit]")
+    page.wait_for_url("**/sessions/*")
+    snapshot = server.get("/api/sessions/" + page.url.rsplit("/", 1)[1])
+    assert snapshot["session"]["players"][1] == {"name": "Bot", "ai": "greedy"}
+    assert snapshot["session"]["options"] == {"target": 40, "window_s": None}

@@ -57,18 +57,37 @@ const Companion = (() => {
   function lobby() {
     const form = document.getElementById("new-session");
     if (form) {
+      const defaults = JSON.parse(document.getElementById("game-options").textContent);
+      const showDefaults = () => {
+        form.options.value = JSON.stringify(defaults[form.game.value] || {}, null, 1);
+      };
+      form.game.addEventListener("change", showDefaults);
+      showDefaults();
       form.addEventListener("submit", async (event) => {
         event.preventDefault();
+        const error = document.getElementById("new-session-error");
         const seats = form.seats.value.split("\n").map((line) => line.trim()).filter(Boolean)
           .map((line) => {
-            const [name, ai] = line.split(",").map((part) => part.trim());
-            return ai ? { name, ai } : { name };
+            const [name, ...rest] = line.split(",").map((part) => part.trim());
+            const seat = { name };
+            for (const part of rest.filter(Boolean)) {
+              const [key, value] = part.includes("=") ? part.split("=", 2).map((x) => x.trim()) : ["ai", part];
+              seat[key] = value;
+            }
+            return seat;
           });
+        let options;
+        try { options = JSON.parse(form.options.value || "{}"); } catch (err) {
+          error.textContent = "Rule options are not valid JSON: " + err.message;
+          return;
+        }
+        const body = { game: form.game.value, seats, options };
+        if (form.mode.value.trim()) body.mode = form.mode.value.trim();
         try {
-          const snapshot = await api("POST", "/sessions", { game: form.game.value, seats });
+          const snapshot = await api("POST", "/sessions", body);
           location.href = "/sessions/" + snapshot.session.id;
         } catch (err) {
-          document.getElementById("new-session-error").textContent = err.message;
+          error.textContent = err.message;
         }
       });
     }
