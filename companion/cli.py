@@ -170,6 +170,7 @@ def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
 
     from companion.session import SessionService
     from web_ui import create_app
+    from web_ui.auth import TablePins, secret_key
 
     config = config_from_args(args)
     host = args.host or config.server.host
@@ -179,12 +180,14 @@ def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
     with WriterLock(config.db_path):
         store = Store(config.db_path)
         service = SessionService(store, registry, auto_accept=config.readings.auto_accept)
-        app = create_app(service, simulate=simulate)
+        pins = TablePins.make(config.server.pin, config.server.host_pin)
+        secret = secret_key(config.db_path.with_name("secret.key"))
+        app = create_app(service, simulate=simulate, pins=pins, secret=secret)
         signal.signal(signal.SIGTERM, _raise_interrupt)
         shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
         mode = "simulation" if simulate else "hardware"
-        print(f"Tabletop Companion ({mode}) on http://{shown}:{port}/  (database {store.path})",
-              file=out, flush=True)
+        print(f"Tabletop Companion ({mode}) on http://{shown}:{port}/  (database {store.path})\n"
+              f"  table PIN {pins.table} · host PIN {pins.host}", file=out, flush=True)
         try:
             serve(app, host=host, port=port, threads=config.server.threads,
                   channel_timeout=3600, ident="tabletop-companion", _quiet=True)

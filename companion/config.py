@@ -33,6 +33,14 @@ class ServerConfig(_Section):
     threads: int = Field(
         24, ge=4, le=256, description="Worker threads; each live tablet stream holds one."
     )
+    pin: str = Field(
+        "", pattern=r"^(\d{4,8})?$",
+        description="Table PIN that players and spectators join with; empty: a new one per start.",
+    )
+    host_pin: str = Field(
+        "", pattern=r"^(\d{4,8})?$",
+        description="PIN of the host role (runs the table); empty: a new one per start.",
+    )
 
 
 class StorageConfig(_Section):

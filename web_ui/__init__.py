@@ -2,18 +2,33 @@
 
 from __future__ import annotations
 
+import secrets
 from typing import Any
 
 from flask import Flask
 
 from companion.session import SessionService
+from web_ui import auth
+from web_ui.auth import TablePins
 
 
-def create_app(service: SessionService, *, simulate: bool = False, **settings: Any) -> Flask:
-    """Build the dashboard app around one session service (the only writer)."""
+def create_app(
+    service: SessionService,
+    *,
+    simulate: bool = False,
+    pins: TablePins | None = None,
+    secret: bytes | None = None,
+    **settings: Any,
+) -> Flask:
+    """Build the dashboard app around one session service (the only writer).
+
+    ``pins`` are the table and host PINs (new random ones if not given); ``secret`` signs the
+    tablets' access cookies (keep it across restarts so tablets stay joined).
+    """
     from web_ui import api, pages, stream
 
     app = Flask(__name__)
+    auth.install(app, pins or TablePins.make(), secret or secrets.token_bytes(32))
     app.config.update(
         JSON_SORT_KEYS=False,
         MAX_CONTENT_LENGTH=16 * 1024 * 1024,

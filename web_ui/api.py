@@ -16,6 +16,7 @@ from companion.engine import IllegalMove
 from companion.errors import CompanionError
 from companion.history import fold
 from companion.session import NotFound, SessionError, setup_of
+from web_ui import auth
 from web_ui.context import service
 
 blueprint = Blueprint("api", __name__)
@@ -74,8 +75,14 @@ def _int(value: Any, name: str, *, optional: bool = False) -> int | None:
     return value
 
 
-def _actor(seat: int | None) -> str:
-    return f"seat:{seat}" if seat is not None else "host"
+@blueprint.before_request
+def _readers_only() -> None:
+    """Every API read needs a joined tablet; only health, joining and leaving do not."""
+    if request.endpoint not in OPEN_ENDPOINTS:
+        auth.require_reader()
+
+
+OPEN_ENDPOINTS = {"api.health", "api.join", "api.leave", "api.me"}
 
 
 def _entries(entries: list[Any]) -> list[dict[str, Any]]:
@@ -85,6 +92,31 @@ def _entries(entries: list[Any]) -> list[dict[str, Any]]:
 @blueprint.get("/health")
 def health() -> Response:
     return jsonify({"ok": True})
+
+
+@blueprint.post("/join")
+def join() -> Response:
+    body = _body()
+    return jsonify(auth.join(body.get("pin", ""), body.get("role", "")))
+
+
+@blueprint.post("/leave")
+def leave() -> Response:
+    auth.leave()
+    return jsonify({"role": None})
+
+
+@blueprint.get("/me")
+def me() -> Response:
+    return jsonify(auth.whoami())
+
+
+@blueprint.post("/sessions/<session_id>/seats/<int:seat>")
+def take_seat(session_id: str, seat: int) -> Response:
+    live = service().open(session_id)
+    if not 0 <= seat < len(live.setup.seats):
+        raise ApiError(f"There is no seat {seat} at this table.", "E_NO_SUCH_SEAT")
+    return jsonify(auth.take_seat(session_id, seat))
 
 
 @blueprint.get("/games")
@@ -115,6 +147,7 @@ def sessions() -> Response:
 @blueprint.post("/sessions")
 def create_session() -> tuple[Response, int]:
     body = _body()
+    auth.require_writer()
     game_id = body.pop("game", None)
     if not isinstance(game_id, str):
         raise ApiError("Say which game: 'game' is missing.", "E_BAD_REQUEST")
@@ -142,8 +175,9 @@ def command(session_id: str) -> Response:
         raise ApiError("Say which state the command was made against: 'state_id'.",
                        "E_BAD_REQUEST")
     state_id = _int(body.pop("state_id"), "state_id")
-    seat = body.get("seat")
-    entries = service().submit(session_id, body, actor=_actor(seat), state_id=state_id)
+    seat = _int(body.get("seat"), "seat", optional=True)
+    actor = auth.act_as(session_id, seat)
+    entries = service().submit(session_id, body, actor=actor, state_id=state_id)
     return jsonify({"entries": _entries(entries), **_ids(session_id)})
 
 
@@ -154,14 +188,20 @@ def undo(session_id: str) -> Response:
         raise ApiError("Say which state the undo was asked against: 'state_id'.",
                        "E_BAD_REQUEST")
     state_id = _int(body["state_id"], "state_id")
-    seat = _int(body.get("seat"), "seat", optional=True)
-    entries = service().undo(session_id, actor=_actor(seat), state_id=state_id)
+    actor = auth.act_as(session_id, _int(body.get("seat"), "seat", optional=True))
+    if auth.role() == "player":
+        target = service().open(session_id).history.undo_target()
+        mine = {f"seat:{s}" for s in auth.seats_held(session_id)}
+        if target is not None and target.actor not in mine:
+            raise auth.Forbidden("You can only undo your own last move.", "E_NOT_YOUR_MOVE")
+    entries = service().undo(session_id, actor=actor, state_id=state_id)
     return jsonify({"entries": _entries(entries), **_ids(session_id)})
 
 
 @blueprint.post("/sessions/<session_id>/readings")
 def add_reading(session_id: str) -> Response:
     body = _body()
+    auth.require_writer()
     source = body.get("source")
     if not isinstance(source, str) or not source:
         raise ApiError("A reading needs its 'source' (spinner, tower, typed…).", "E_BAD_REQUEST")
@@ -191,6 +231,7 @@ def simulate(session_id: str) -> Response:
     if not current_app.config["SIMULATE"]:
         raise NotFound("The table is not in simulation mode.", "E_NOT_SIMULATED")
     _body()
+    auth.require_writer()
     entries = service().simulate_reading(session_id, random.Random())
     return jsonify({"entries": _entries(entries), **_ids(session_id)})
 
@@ -198,16 +239,16 @@ def simulate(session_id: str) -> Response:
 @blueprint.post("/sessions/<session_id>/readings/<int:seq>/<action>")
 def reading_action(session_id: str, seq: int, action: str) -> Response:
     body = _body()
-    seat = _int(body.get("seat"), "seat", optional=True)
+    if action not in ("confirm", "correct", "dismiss"):
+        abort(404)
+    actor = auth.act_as(session_id, _int(body.get("seat"), "seat", optional=True))
     svc = service()
     if action == "confirm":
-        entries = svc.confirm_reading(session_id, seq, actor=_actor(seat))
+        entries = svc.confirm_reading(session_id, seq, actor=actor)
     elif action == "correct":
-        entries = svc.correct_reading(session_id, seq, body.get("args"), actor=_actor(seat))
-    elif action == "dismiss":
-        entries = svc.dismiss_reading(session_id, seq, actor=_actor(seat))
+        entries = svc.correct_reading(session_id, seq, body.get("args"), actor=actor)
     else:
-        abort(404)
+        entries = svc.dismiss_reading(session_id, seq, actor=actor)
     return jsonify({"entries": _entries(entries), **_ids(session_id)})
 
 

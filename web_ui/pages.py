@@ -5,15 +5,27 @@ from __future__ import annotations
 from flask import Blueprint, current_app, render_template
 
 from companion.session import NotFound
+from web_ui import auth
 from web_ui.context import service
 
 blueprint = Blueprint("pages", __name__, template_folder="templates", static_folder="static",
                       static_url_path="/static")
 
 
+@blueprint.app_context_processor
+def _access() -> dict[str, object]:
+    """What every page knows about this tablet: its role, seats and CSRF token."""
+    me = auth.whoami()
+    if me["role"] == "host":
+        me["pins"] = {"table": auth.pins().table, "host": auth.pins().host}
+    return {"access": me}
+
+
 @blueprint.get("/")
 def lobby() -> str:
     svc = service()
+    if auth.role() is None:
+        return render_template("join.html", simulate=current_app.config["SIMULATE"])
     games = [svc.games.get(game_id) for game_id in svc.games.ids()]
     return render_template(
         "lobby.html",
@@ -29,6 +41,8 @@ def lobby() -> str:
 @blueprint.get("/sessions/<session_id>")
 def table(session_id: str) -> tuple[str, int] | str:
     svc = service()
+    if auth.role() is None:
+        return render_template("join.html", simulate=current_app.config["SIMULATE"])
     try:
         snapshot = svc.snapshot(session_id)
     except NotFound as exc:
@@ -39,5 +53,6 @@ def table(session_id: str) -> tuple[str, int] | str:
         snapshot=snapshot,
         game=game,
         summary=game.summary(svc.open(session_id).history.state),
+        held=sorted(auth.seats_held(session_id)),
         simulate=current_app.config["SIMULATE"],
     )

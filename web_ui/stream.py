@@ -12,6 +12,7 @@ from collections.abc import Iterator
 
 from flask import Blueprint, Response, current_app, request
 
+from web_ui import auth
 from web_ui.api import ApiError
 from web_ui.context import service
 
@@ -31,6 +32,7 @@ def _resume_point() -> int:
 
 @blueprint.get("/sessions/<session_id>/stream")
 def stream(session_id: str) -> Response:
+    auth.require_reader()
     svc = service()
     live = svc.open(session_id)  # an unknown session is a 404 before the stream starts
     after = _resume_point()

@@ -1,4 +1,4 @@
-"""The dashboard shell in a real browser: start a session, act, and see two tablets update."""
+"""The dashboard shell in a real browser: join, start a session, act, two tablets update."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.server import Server, write_config
+from tests.support.server import HOST_PIN, TABLE_PIN, Server, write_config
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -20,38 +20,67 @@ def server(tmp_path: Path) -> Iterator[Server]:
     s.stop()
 
 
+def tablet(browser: Any, server: Server, role: str, viewport: tuple[int, int] = (1280, 800),
+           artifacts: Path | None = None) -> Any:
+    """A new browser context (its own cookies) that joins the table through the join page."""
+    page = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]}).new_page()
+    page.goto(server.base + "/")
+    if artifacts is not None:
+        page.screenshot(path=str(artifacts / "join.png"), full_page=True)
+    page.fill("input[name=pin]", HOST_PIN if role == "host" else TABLE_PIN)
+    page.check(f"input[name=role][value={role}]")
+    page.click("#join button[type=submit]")
+    page.wait_for_selector("#role")
+    assert page.inner_text("#role").lower() == role
+    return page
+
+
 def test_lobby_new_session_and_live_update_on_two_tablets(
     server: Server, browser: Any, artifacts: Path
 ) -> None:
-    tablet = browser.new_page(viewport={"width": 1280, "height": 800})
-    tablet.goto(server.base + "/")
-    tablet.screenshot(path=str(artifacts / "lobby.png"), full_page=True)
-    assert '"target": 21' in tablet.input_value("textarea[name=options]")  # defaults shown
-    tablet.fill("textarea[name=seats]", "Ann\nBob")
-    tablet.click("#new-session button[type=submit]")
-    tablet.wait_for_url("**/sessions/*")
-    session_url = tablet.url
+    host = tablet(browser, server, "host", artifacts=artifacts)
+    assert host.inner_text("#table-pin") == TABLE_PIN  # the host screen shows the table PIN
+    assert '"target": 21' in host.input_value("textarea[name=options]")  # defaults shown
+    host.screenshot(path=str(artifacts / "lobby.png"), full_page=True)
+    host.fill("textarea[name=seats]", "Ann\nBob")
+    host.click("#new-session button[type=submit]")
+    host.wait_for_url("**/sessions/*")
+    session_url = host.url
 
-    other = browser.new_page(viewport={"width": 800, "height": 1280})
-    other.goto(session_url)
-    other.wait_for_selector("#actions button")
+    bob = tablet(browser, server, "player", (800, 1280))
+    bob.goto(session_url)
+    bob.click("[data-take-seat='1']")
+    bob.wait_for_selector(".badge.mine")
+    bob.wait_for_selector("#actions button:has-text('spin')")  # the table's spin: anyone may
 
-    tablet.click("#actions button:has-text('spin {\"value\":3}')")
-    # the other tablet sees the new entry in its live log and its actions follow the state
-    other.wait_for_selector("#feed li[data-seq='1']")
-    other.wait_for_selector("#actions button:has-text('add')")
-    assert "spin" in other.inner_text("#feed li[data-seq='1']")
-    tablet.screenshot(path=str(artifacts / "table.png"), full_page=True)
+    host.click("#actions button:has-text('spin {\"value\":3}')")
+    # Bob's tablet sees the new entry live; Ann's moves are not offered to him
+    bob.wait_for_selector("#feed li[data-seq='1']")
+    assert "spin" in bob.inner_text("#feed li[data-seq='1']")
+    bob.wait_for_function("document.querySelectorAll('#actions button').length === 0")
+    host.wait_for_selector("#actions button:has-text('add')")
+    host.screenshot(path=str(artifacts / "table.png"), full_page=True)
 
-    tablet.click("#undo")
-    other.wait_for_selector("#feed li[data-seq='2']")
-    assert "undo" in other.inner_text("#feed li[data-seq='2']")
-    other.wait_for_selector("#actions button:has-text('spin')")
+    watcher = tablet(browser, server, "spectator")
+    watcher.goto(session_url)
+    watcher.wait_for_selector("#feed li[data-seq='1']")
+    assert watcher.locator("#actions button").count() == 0
+    assert watcher.is_disabled("#undo")
+
+    host.click("#undo")
+    bob.wait_for_selector("#feed li[data-seq='2']")
+    assert "undo" in bob.inner_text("#feed li[data-seq='2']")
+    bob.wait_for_selector("#actions button:has-text('spin')")
 
 
-def test_bad_new_session_shows_the_reason(server: Server, browser: Any) -> None:
-    page = browser.new_page()
+def test_wrong_pin_and_bad_new_session_show_the_reason(server: Server, browser: Any) -> None:
+    page = browser.new_context().new_page()
     page.goto(server.base + "/")
+    page.fill("input[name=pin]", "0000")
+    page.click("#join button[type=submit]")
+    page.wait_for_selector("#join-error:not(:empty)")
+    assert "PIN is not right" in page.inner_text("#join-error")
+    page = tablet(browser, server, "host")
     page.fill("textarea[name=seats]", "Only me")
     page.click("#new-session button[type=submit]")
     page.wait_for_selector("#new-session-error:not(:empty)")
@@ -59,8 +88,7 @@ def test_bad_new_session_shows_the_reason(server: Server, browser: Any) -> None:
 
 
 def test_seats_with_an_ai_and_edited_options(server: Server, browser: Any) -> None:
-    page = browser.new_page()
-    page.goto(server.base + "/")
+    page = tablet(browser, server, "host")
     page.fill("textarea[name=seats]", "Ann\nBot, ai=greedy")
     page.fill("textarea[name=options]", '{"target": 40, "window_s": null}')
     page.click("#new-session button[type=submit]")

@@ -5,15 +5,32 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from flask import Flask
 from flask.testing import FlaskClient
 
 from companion.session import SessionService
 from web_ui import create_app
+from web_ui.auth import TablePins
+
+PINS = TablePins("2468", "1357")
+
+
+def joined(app_client: FlaskClient, role: str = "host") -> FlaskClient:
+    pin = PINS.host if role == "host" else PINS.table
+    reply = app_client.post("/api/join", json={"pin": pin, "role": role})
+    assert reply.status_code == 200, reply.json
+    app_client.environ_base["HTTP_X_CSRF_TOKEN"] = reply.json["csrf"]
+    return app_client
 
 
 @pytest.fixture
-def client(service: SessionService) -> FlaskClient:
-    return create_app(service, simulate=True).test_client()
+def app(service: SessionService) -> Flask:
+    return create_app(service, simulate=True, pins=PINS)
+
+
+@pytest.fixture
+def client(app: Flask) -> FlaskClient:
+    return joined(app.test_client())
 
 
 def new_session(client: FlaskClient, **extra: Any) -> dict[str, Any]:
@@ -151,6 +168,6 @@ def test_simulated_chance_goes_through_the_reading_path(client: FlaskClient) -> 
 
 
 def test_simulation_endpoint_is_off_with_real_hardware(service: SessionService) -> None:
-    client = create_app(service, simulate=False).test_client()
+    client = joined(create_app(service, simulate=False, pins=PINS).test_client())
     sid = new_session(client)["session"]["id"]
     assert client.post(f"/api/sessions/{sid}/simulate", json={}).status_code == 404

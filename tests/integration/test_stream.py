@@ -33,7 +33,7 @@ def read_events(conn: http.client.HTTPConnection, count: int) -> Iterator[dict]:
 
 def open_stream(server: Server, sid: str, last_id: int | None) -> http.client.HTTPConnection:
     conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
-    headers = {"Accept": "text/event-stream"}
+    headers = {"Accept": "text/event-stream", "Cookie": server.cookie_header()}
     if last_id is not None:
         headers["Last-Event-ID"] = str(last_id)
     conn.request("GET", f"/api/sessions/{sid}/stream", headers=headers)

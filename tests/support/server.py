@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import http.cookiejar
 import json
 import os
 import socket
@@ -14,6 +15,8 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
+TABLE_PIN = "2468"
+HOST_PIN = "1357"
 
 
 def free_port() -> int:
@@ -25,6 +28,7 @@ def free_port() -> int:
 def write_config(directory: Path, db: Path) -> Path:
     config = directory / "companion.toml"
     config.write_text(
+        f'[server]\npin = "{TABLE_PIN}"\nhost_pin = "{HOST_PIN}"\n'
         f'[storage]\ndb = "{db}"\n[games]\nextra = ["tests.support.tally:GAME"]\n',
         encoding="utf-8",
     )
@@ -38,6 +42,18 @@ class Server:
         self.base = f"http://127.0.0.1:{self.port}"
         self.sim = sim
         self.proc: subprocess.Popen[bytes] | None = None
+        self.csrf = ""
+        self._opener = urllib.request.build_opener(
+            urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
+
+    def join(self, role: str = "host") -> Server:
+        """Join the table like a tablet (cookie and CSRF token kept for later requests)."""
+        pin = HOST_PIN if role == "host" else TABLE_PIN
+        status, body = self.post("/api/join", {"pin": pin, "role": role})
+        if status != 200:
+            raise RuntimeError(f"join as {role} failed: {body}")
+        self.csrf = body["csrf"]
+        return self
 
     def start(self, timeout: float = 20.0) -> Server:
         args = [sys.executable, "-m", "companion.cli", "serve", "--config", str(self.config),
@@ -54,7 +70,7 @@ class Server:
                 raise RuntimeError(f"server exited early: {output}")
             try:
                 self.get("/api/health")
-                return self
+                return self.join()
             except OSError:
                 time.sleep(0.05)
         raise RuntimeError("server did not start")
@@ -72,17 +88,22 @@ class Server:
             except subprocess.TimeoutExpired:
                 self.kill()
 
+    def cookie_header(self) -> str:
+        handler = next(h for h in self._opener.handlers
+                       if isinstance(h, urllib.request.HTTPCookieProcessor))
+        return "; ".join(f"{c.name}={c.value}" for c in handler.cookiejar)
+
     def get(self, path: str) -> Any:
-        with urllib.request.urlopen(self.base + path, timeout=10) as response:
+        with self._opener.open(self.base + path, timeout=10) as response:
             return json.loads(response.read())
 
     def post(self, path: str, body: Any) -> tuple[int, Any]:
         request = urllib.request.Request(
             self.base + path, data=json.dumps(body).encode(), method="POST",
-            headers={"Content-Type": "application/json"},
+            headers={"Content-Type": "application/json", "X-CSRF-Token": self.csrf},
         )
         try:
-            with urllib.request.urlopen(request, timeout=10) as response:
+            with self._opener.open(request, timeout=10) as response:
                 return response.status, json.loads(response.read())
         except urllib.error.HTTPError as exc:
             return exc.code, json.loads(exc.read() or b"{}")

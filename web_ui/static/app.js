@@ -3,6 +3,8 @@
 const Companion = (() => {
   async function api(method, path, body) {
     const init = { method, headers: {} };
+    const csrf = document.querySelector("meta[name=csrf-token]");
+    if (method !== "GET" && csrf) init.headers["X-CSRF-Token"] = csrf.content;
     if (body !== undefined) {
       init.headers["Content-Type"] = "application/json";
       init.body = JSON.stringify(body);
@@ -52,6 +54,27 @@ const Companion = (() => {
       if (onEntry) onEntry(entry);
     });
     return source;
+  }
+
+  function joinPage() {
+    const form = document.getElementById("join");
+    form.addEventListener("submit", async (event) => {
+      event.preventDefault();
+      try {
+        await api("POST", "/join", { pin: form.pin.value, role: form.role.value });
+        location.reload();
+      } catch (err) {
+        document.getElementById("join-error").textContent = err.message;
+      }
+    });
+  }
+
+  function header() {
+    const leave = document.getElementById("leave");
+    if (leave) leave.addEventListener("click", async () => {
+      await api("POST", "/leave", {});
+      location.href = "/";
+    });
   }
 
   function lobby() {
@@ -106,6 +129,10 @@ const Companion = (() => {
   function table() {
     const root = document.getElementById("table");
     const sessionId = root.dataset.session;
+    const role = root.dataset.role;
+    const held = JSON.parse(root.dataset.held || "[]");
+    const mayAct = (command) => role === "host"
+      || (role === "player" && (command.seat === undefined || held.includes(command.seat)));
     const errorBox = document.getElementById("action-error");
     let snapshot = null;
     let countdown = null;
@@ -125,12 +152,12 @@ const Companion = (() => {
       document.getElementById("to-act").textContent = snapshot.to_act.length
         ? "To act: seat " + snapshot.to_act.join(", ") : (snapshot.outcome ? "" : "Waiting for the table");
       const actions = document.getElementById("actions");
-      actions.replaceChildren(...snapshot.legal.map((command) => {
+      actions.replaceChildren(...snapshot.legal.filter(mayAct).map((command) => {
         const args = Object.keys(command.args).length ? " " + JSON.stringify(command.args) : "";
         const who = command.seat === undefined ? "table" : "seat " + command.seat;
         return el("button", { onclick: () => send(command) }, `${command.name}${args} (${who})`);
       }));
-      document.getElementById("undo").disabled = !snapshot.can_undo;
+      document.getElementById("undo").disabled = !snapshot.can_undo || role === "spectator";
       renderReadings();
       renderDeadline();
     }
@@ -173,6 +200,15 @@ const Companion = (() => {
       return act(`/sessions/${sessionId}/commands`, { ...command, state_id: snapshot.state_id });
     }
 
+    document.querySelectorAll("[data-take-seat]").forEach((button) => {
+      button.addEventListener("click", async () => {
+        try {
+          await api("POST", `/sessions/${sessionId}/seats/${button.dataset.takeSeat}`, {});
+          location.reload();
+        } catch (err) { show(err); }
+      });
+    });
+
     document.getElementById("undo").addEventListener("click", () =>
       act(`/sessions/${sessionId}/undo`, { state_id: snapshot.state_id }));
 
@@ -196,5 +232,6 @@ const Companion = (() => {
     refresh().catch(show);
   }
 
-  return { api, lobby, table };
+  document.addEventListener("DOMContentLoaded", header);
+  return { api, joinPage, lobby, table };
 })();
