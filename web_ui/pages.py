@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, current_app, render_template
+from flask import Blueprint, Response, current_app, jsonify, render_template
 
 from companion.session import NotFound
 from web_ui import auth
@@ -19,6 +19,14 @@ def _access() -> dict[str, object]:
     if me["role"] == "host":
         me["pins"] = {"table": auth.pins().table, "host": auth.pins().host}
     return {"access": me}
+
+
+@blueprint.get("/openapi.json")
+def openapi() -> Response:
+    """The JSON API's description (OpenAPI 3.1), built from the models that validate it."""
+    from web_ui.openapi import document
+
+    return jsonify(document())
 
 
 @blueprint.get("/")

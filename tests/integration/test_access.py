@@ -58,8 +58,10 @@ def test_wrong_pin_and_guessing_is_slowed_down(app: Flask) -> None:
         client.post("/api/join", json={"pin": "0000", "role": "player"})
     reply = client.post("/api/join", json={"pin": PINS.table, "role": "player"})
     assert reply.status_code == 429
+    reply = client.post("/api/join", json={"pin": PINS.host, "role": "host"})
+    assert reply.status_code == 429  # still locked out, even with the right host PIN
     reply = client.post("/api/join", json={"pin": PINS.table, "role": "king"})
-    assert reply.status_code == 429  # still locked out, whatever is asked
+    assert reply.status_code == 400 and "role" in reply.json["error"]["message"]
 
 
 def test_spectators_see_everything_and_can_act_on_nothing(app: Flask, session_id: str) -> None:

@@ -91,7 +91,11 @@ def test_play_through_the_api(client: FlaskClient) -> None:
         ("/undo", {"json": {"state_id": 0}}, 409, "E_STALE_STATE"),
         ("/readings", {"json": {"command": {"name": "spin"}}}, 400, "E_BAD_REQUEST"),
         ("/readings/99/confirm", {"json": {}}, 404, "E_NO_SUCH_READING"),
-        ("/readings/1/explode", {"json": {}}, 404, "E_HTTP_404"),
+        ("/readings/1/explode", {"json": {}}, 404, "E_NOT_FOUND"),
+        ("/commands", {"json": {"name": "add", "args": {}, "state_id": 1, "extra": 1}}, 400,
+         "E_BAD_REQUEST"),
+        ("/commands", {"json": {"name": "add", "args": {}, "state_id": True}}, 400,
+         "E_BAD_REQUEST"),
     ],
 )
 def test_bad_requests_get_a_json_4xx_and_change_nothing(
@@ -171,3 +175,15 @@ def test_simulation_endpoint_is_off_with_real_hardware(service: SessionService) 
     client = joined(create_app(service, simulate=False, pins=PINS).test_client())
     sid = new_session(client)["session"]["id"]
     assert client.post(f"/api/sessions/{sid}/simulate", json={}).status_code == 404
+
+
+def test_openapi_document_describes_every_api_route(app: Flask) -> None:
+    doc = app.test_client().get("/openapi.json").json
+    assert doc["openapi"].startswith("3.1")
+    described = {path.replace("{", "<").replace("}", ">") for path in doc["paths"]}
+    routes = {str(rule) for rule in app.url_map.iter_rules() if str(rule).startswith("/api/")}
+    normalised = {r.replace("<int:", "<") for r in routes}
+    assert normalised == described
+    body = doc["paths"]["/api/sessions/{session_id}/commands"]["post"]["requestBody"]
+    ref = body["content"]["application/json"]["schema"]["$ref"].rsplit("/", 1)[1]
+    assert "state_id" in doc["components"]["schemas"][ref]["required"]
