@@ -8,7 +8,6 @@ from typing import Any
 from flask import Flask
 
 from companion.session import SessionService
-from web_ui import auth
 from web_ui.auth import TablePins
 
 
@@ -25,7 +24,7 @@ def create_app(
     ``pins`` are the table and host PINs (new random ones if not given); ``secret`` signs the
     tablets' access cookies (keep it across restarts so tablets stay joined).
     """
-    from web_ui import api, pages, stream
+    from web_ui import api, auth, i18n, pages, stream
 
     app = Flask(__name__)
     auth.install(app, pins or TablePins.make(), secret or secrets.token_bytes(32))
@@ -41,4 +40,5 @@ def create_app(
     app.register_blueprint(stream.blueprint, url_prefix="/api")
     app.register_blueprint(pages.blueprint)
     api.register_error_handlers(app)
+    i18n.install(app)
     return app

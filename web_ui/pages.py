@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, Response, current_app, jsonify, render_template
+from flask import Blueprint, Response, current_app, jsonify, redirect, render_template, request
 
 from companion.session import NotFound
 from web_ui import auth
 from web_ui.context import service
+from web_ui.i18n import COOKIE, LANGUAGES
 
 blueprint = Blueprint("pages", __name__, template_folder="templates", static_folder="static",
                       static_url_path="/static")
@@ -19,6 +20,18 @@ def _access() -> dict[str, object]:
     if me["role"] == "host":
         me["pins"] = {"table": auth.pins().table, "host": auth.pins().host}
     return {"access": me}
+
+
+@blueprint.get("/language/<code>")
+def language(code: str) -> Response:
+    """Switch this tablet's language (a cookie), then go back to the page it came from."""
+    back = request.args.get("next", "/")
+    if not back.startswith("/") or back.startswith("//"):
+        back = "/"
+    response = redirect(back)
+    if code in LANGUAGES:
+        response.set_cookie(COOKIE, code, max_age=365 * 24 * 3600, samesite="Lax")
+    return response
 
 
 @blueprint.get("/openapi.json")

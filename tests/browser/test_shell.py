@@ -31,7 +31,7 @@ def tablet(browser: Any, server: Server, role: str, viewport: tuple[int, int] = 
     page.check(f"input[name=role][value={role}]")
     page.click("#join button[type=submit]")
     page.wait_for_selector("#role")
-    assert page.inner_text("#role").lower() == role
+    assert page.get_attribute("#role", "data-role") == role
     return page
 
 
@@ -96,3 +96,14 @@ def test_seats_with_an_ai_and_edited_options(server: Server, browser: Any) -> No
     snapshot = server.get("/api/sessions/" + page.url.rsplit("/", 1)[1])
     assert snapshot["session"]["players"][1] == {"name": "Bot", "ai": "greedy"}
     assert snapshot["session"]["options"] == {"target": 40, "window_s": None}
+
+
+def test_language_switch_per_tablet(server: Server, browser: Any, artifacts: Path) -> None:
+    page = tablet(browser, server, "host")
+    page.click("nav.languages a[lang='zh-Hans']")
+    page.wait_for_selector("h1:has-text('新对局')")
+    page.screenshot(path=str(artifacts / "lobby-zh-Hans.png"), full_page=True)
+    other = tablet(browser, server, "spectator")  # another tablet keeps its own language
+    assert other.inner_text("h1 >> nth=0") == "Sessions"
+    page.click("nav.languages a[lang='zh-Hant']")
+    page.wait_for_selector("h1:has-text('對局')")

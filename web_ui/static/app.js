@@ -1,6 +1,8 @@
 /* Tabletop Companion dashboard shell: fetch + EventSource, no build step. */
 "use strict";
 const Companion = (() => {
+  const stringsNode = document.getElementById("strings");
+  const T = stringsNode ? JSON.parse(stringsNode.textContent) : {};
   async function api(method, path, body) {
     const init = { method, headers: {} };
     const csrf = document.querySelector("meta[name=csrf-token]");
@@ -37,9 +39,9 @@ const Companion = (() => {
       const events = (p.events || []).map((e) => e.kind).join(", ");
       return `${c.name}${args}${events ? " → " + events : ""}`;
     }
-    if (entry.kind === "undo") return `undo of #${p.target}`;
-    if (entry.kind === "reading") return `reading from ${p.source}: ${p.command && p.command.name} ${JSON.stringify((p.command || {}).args || {})}${p.needs_review ? " (needs review)" : ""}`;
-    if (entry.kind === "dismiss") return `reading #${p.reading} dismissed`;
+    if (entry.kind === "undo") return `${T.undo_of} #${p.target}`;
+    if (entry.kind === "reading") return `${T.reading_from} ${p.source}: ${p.command && p.command.name} ${JSON.stringify((p.command || {}).args || {})}${p.needs_review ? ` (${T.needs_review})` : ""}`;
+    if (entry.kind === "dismiss") return `#${p.reading} ${T.dismissed}`;
     return entry.kind;
   }
 
@@ -101,7 +103,7 @@ const Companion = (() => {
           });
         let options;
         try { options = JSON.parse(form.options.value || "{}"); } catch (err) {
-          error.textContent = "Rule options are not valid JSON: " + err.message;
+          error.textContent = `${T.bad_options} ${err.message}`;
           return;
         }
         const body = { game: form.game.value, seats, options };
@@ -147,14 +149,14 @@ const Companion = (() => {
     function render() {
       root.dataset.stateId = snapshot.state_id;
       document.getElementById("status").textContent = snapshot.session.status;
-      document.getElementById("outcome").textContent = snapshot.outcome ? "Game over: " + snapshot.outcome.reason : "";
+      document.getElementById("outcome").textContent = snapshot.outcome ? `${T.game_over} ${snapshot.outcome.reason}` : "";
       document.getElementById("summary").textContent = JSON.stringify(snapshot.state, null, 2);
       document.getElementById("to-act").textContent = snapshot.to_act.length
-        ? "To act: seat " + snapshot.to_act.join(", ") : (snapshot.outcome ? "" : "Waiting for the table");
+        ? `${T.to_act} ${snapshot.to_act.join(", ")}` : (snapshot.outcome ? "" : T.waiting);
       const actions = document.getElementById("actions");
       actions.replaceChildren(...snapshot.legal.filter(mayAct).map((command) => {
         const args = Object.keys(command.args).length ? " " + JSON.stringify(command.args) : "";
-        const who = command.seat === undefined ? "table" : "seat " + command.seat;
+        const who = command.seat === undefined ? T.table : `${T.seat} ${command.seat}`;
         return el("button", { onclick: () => send(command) }, `${command.name}${args} (${who})`);
       }));
       document.getElementById("undo").disabled = !snapshot.can_undo || role === "spectator";
@@ -165,18 +167,18 @@ const Companion = (() => {
     function renderReadings() {
       const box = document.getElementById("readings");
       const items = Object.entries(snapshot.readings).map(([seq, reading]) => el("div", { class: "reading" },
-        el("p", {}, `${reading.source}: ${reading.command.name} ${JSON.stringify(reading.command.args)} · confidence ${Math.round(reading.confidence * 100)}%`
+        el("p", {}, `${reading.source}: ${reading.command.name} ${JSON.stringify(reading.command.args)} · ${T.confidence} ${Math.round(reading.confidence * 100)}%`
           + (reading.problem ? ` · ${reading.problem.message}` : "")),
-        el("button", { onclick: () => act(`/sessions/${sessionId}/readings/${seq}/confirm`, {}) }, "Confirm"),
+        el("button", { onclick: () => act(`/sessions/${sessionId}/readings/${seq}/confirm`, {}) }, T.confirm),
         el("button", { class: "secondary", onclick: () => {
-          const text = prompt("Corrected arguments (JSON)", JSON.stringify(reading.command.args));
+          const text = prompt(T.corrected_args, JSON.stringify(reading.command.args));
           if (text !== null) {
             try { act(`/sessions/${sessionId}/readings/${seq}/correct`, { args: JSON.parse(text) }); }
             catch (err) { show(err); }
           }
-        } }, "Correct"),
-        el("button", { class: "secondary", onclick: () => act(`/sessions/${sessionId}/readings/${seq}/dismiss`, {}) }, "Dismiss")));
-      box.replaceChildren(...(items.length ? items : [el("p", { class: "muted" }, "No reading waiting.")]));
+        } }, T.correct),
+        el("button", { class: "secondary", onclick: () => act(`/sessions/${sessionId}/readings/${seq}/dismiss`, {}) }, T.dismiss)));
+      box.replaceChildren(...(items.length ? items : [el("p", { class: "muted" }, T.no_reading)]));
     }
 
     function renderDeadline() {
@@ -185,7 +187,7 @@ const Companion = (() => {
       if (!snapshot.deadline) { box.textContent = ""; return; }
       const tick = () => {
         const left = Math.max(0, snapshot.deadline.at - Date.now() / 1000);
-        box.textContent = `${snapshot.deadline.command.name} in ${left.toFixed(1)} s`;
+        box.textContent = `${snapshot.deadline.command.name} ${T.in_seconds} ${left.toFixed(1)} s`;
       };
       tick();
       countdown = setInterval(tick, 100);
