@@ -179,7 +179,12 @@ def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
     registry = _registry(config)
     with WriterLock(config.db_path):
         store = Store(config.db_path)
-        service = SessionService(store, registry, auto_accept=config.readings.auto_accept)
+        service = SessionService(
+            store,
+            registry,
+            auto_accept=config.readings.auto_accept,
+            confirm_ai_moves=config.readings.confirm_ai_moves and not simulate,
+        )
         pins = TablePins.make(config.server.pin, config.server.host_pin)
         secret = secret_key(config.db_path.with_name("secret.key"))
         app = create_app(service, simulate=simulate, pins=pins, secret=secret)

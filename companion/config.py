@@ -101,6 +101,11 @@ class ReadingsConfig(_Section):
     auto_accept: bool = Field(
         True, description="Apply a sure automatic reading at once; doubtful ones always ask."
     )
+    confirm_ai_moves: bool = Field(
+        True,
+        description="At a physical table an AI's move waits until a person confirms it was "
+        "carried out on the board (always off in simulation).",
+    )
 
 
 class GamesConfig(_Section):

@@ -291,6 +291,12 @@ class Game:
 
         return json.dumps(self.dump_state(state), indent=2, sort_keys=True)
 
+    def instructions(self, state: Any, command: Command) -> str:
+        """What a person must do on the physical board to carry out ``command`` (an AI's move),
+        e.g. "Put 2 tanks on France". Games should say it in the table's words."""
+        args = ", ".join(f"{k} {v}" for k, v in command.args.items())
+        return f"{command.name} {args}".strip()
+
     def profile_updates(self, setup: Setup, state: Any) -> Mapping[str, JSON]:
         """New profile data by profile name once a game is over (e.g. modes unlocked)."""
         return {}

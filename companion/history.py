@@ -23,8 +23,9 @@ class CorruptLog(CompanionError):
 
 
 def is_human(actor: str) -> bool:
-    """Undo takes back what people did (including readings they let through), never AI or timers."""
-    return not (actor.startswith("ai:") or actor == "timer")
+    """Undo takes back what people did (including readings they let through), never what the
+    AIs, the timers or the companion itself did."""
+    return not (actor.startswith("ai:") or actor in ("timer", "system"))
 
 
 @dataclass

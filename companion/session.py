@@ -86,12 +86,14 @@ class SessionService:
         *,
         clock: Callable[[], float] = time.time,
         auto_accept: bool = True,
+        confirm_ai_moves: bool = False,
         ai_max_steps: int = 10_000,
     ) -> None:
         self.store = store
         self.games = games
         self.clock = clock
         self.auto_accept = auto_accept
+        self.confirm_ai_moves = confirm_ai_moves
         self.ai_max_steps = ai_max_steps
         self._live: dict[str, LiveSession] = {}
         self._open_lock = threading.Lock()
@@ -292,11 +294,19 @@ class SessionService:
                                 confidence=1.0, needs_review=False)
 
     def confirm_reading(self, session_id: str, reading_seq: int, *, actor: str) -> list[Entry]:
+        """Apply a pending reading. For an AI's move, a person confirms it was carried out on
+        the board; it is logged as the AI's, with who confirmed it."""
         live = self.open(session_id)
         with live.lock:
             reading = self._pending(live, reading_seq)
             command = Command.from_json(reading["command"])
-            entries = self._apply(live, command, actor, reading=reading_seq)
+            if reading["source"].startswith("ai:"):
+                if reading["state_id"] != live.history.state_id:
+                    raise StaleState("The table changed since the AI decided; it decides again.")
+                entries = self._apply(live, command, reading["source"], reading=reading_seq,
+                                      confirmed_by=actor)
+            else:
+                entries = self._apply(live, command, actor, reading=reading_seq)
             entries += self._after_change(live)
         return entries
 
@@ -423,7 +433,9 @@ class SessionService:
         return entries
 
     def _drive_ai(self, live: LiveSession) -> list[Entry]:
-        entries: list[Entry] = []
+        """Let AI seats decide. At a physical table each decision waits, as a reading with
+        instructions for a person, until someone confirms it was done on the board."""
+        entries = self._drop_stale_ai_moves(live)
         game = live.game
         for _ in range(self.ai_max_steps):
             state = live.history.state
@@ -440,7 +452,34 @@ class SessionService:
             legal = [c for c in game.legal_commands(state) if c.seat == seat]
             rng = random.Random(f"{live.setup.seed}:{live.history.last_seq}")
             command = policy.choose(state, legal, rng)
-            entries += self._apply(live, command, f"ai:{level}")
+            if not self.confirm_ai_moves:
+                entries += self._apply(live, command, f"ai:{level}")
+                continue
+            if any(r["source"].startswith("ai:") for r in live.history.readings.values()):
+                break
+            payload = {
+                "source": f"ai:{level}",
+                "command": command.to_json(),
+                "confidence": 1.0,
+                "needs_review": True,
+                "state_id": live.history.state_id,
+                "supersedes": [],
+                "detail": {"instructions": game.instructions(state, command)},
+            }
+            entries += self._commit(live, NewEntry(f"ai:{level}", "reading", payload,
+                                                   game.event_schema_version))
+            break
+        return entries
+
+    def _drop_stale_ai_moves(self, live: LiveSession) -> list[Entry]:
+        """An AI move decided on a state that has since changed (an undo) is withdrawn."""
+        stale = [seq for seq, r in live.history.readings.items()
+                 if r["source"].startswith("ai:") and r["state_id"] != live.history.state_id]
+        entries: list[Entry] = []
+        for seq in stale:
+            entries += self._commit(live, NewEntry("system", "dismiss",
+                                                   {"reading": seq, "stale": True},
+                                                   live.game.event_schema_version))
         return entries
 
     def _schedule_deadline(self, live: LiveSession) -> None:

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from companion.games import GameRegistry
 from companion.history import fold
 from companion.session import NotFound, Refused, SessionError, SessionService, StaleState, setup_of
 from companion.store import NewEntry, Store
@@ -330,3 +331,29 @@ def test_wait_wakes_on_a_new_entry(service: SessionService) -> None:
     thread.join(5)
     assert got == [1]
     assert service.wait(sid, 1, timeout=0.01) == []
+
+
+def test_at_a_physical_table_ai_moves_wait_for_a_person(store: Store, registry: GameRegistry,
+                                                        clock: FakeClock) -> None:
+    service = SessionService(store, registry, clock=clock, confirm_ai_moves=True)
+    sid = service.create("tally", {"seats": [{"name": "Ann"}, {"name": "Bot", "ai": "greedy"}],
+                                   "seed": 3, "options": {"window_s": None}}).id
+    play(service, sid, "spin", {"value": 1})
+    play(service, sid, "add", {"n": 1}, seat=0)
+    play(service, sid, "decline", seat=0)
+    play(service, sid, "spin", {"value": 4})
+    snap = service.snapshot(sid)
+    (seq, reading), = snap["readings"].items()
+    assert reading["source"] == "ai:greedy" and reading["detail"]["instructions"] == "add n 3"
+    assert snap["state"]["total"] == 1  # nothing happens until a person confirms
+    entries = service.confirm_reading(sid, int(seq), actor="seat:0")
+    assert entries[0].actor == "ai:greedy" and entries[0].payload["confirmed_by"] == "seat:0"
+    (seq2, reading2), = service.snapshot(sid)["readings"].items()  # the AI's next decision
+    assert reading2["command"]["name"] == "double"
+    # an undo withdraws the AI's pending decision and takes back the human spin before it
+    service.undo(sid, actor="seat:0", state_id=service.open(sid).history.state_id)
+    snap = service.snapshot(sid)
+    assert snap["readings"] == {} and snap["state"]["phase"] == "spin"
+    with pytest.raises(NotFound):
+        service.confirm_reading(sid, int(seq2), actor="seat:0")
+    service.close()

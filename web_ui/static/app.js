@@ -167,8 +167,10 @@ const Companion = (() => {
     function renderReadings() {
       const box = document.getElementById("readings");
       const items = Object.entries(snapshot.readings).map(([seq, reading]) => el("div", { class: "reading" },
-        el("p", {}, `${reading.source}: ${reading.command.name} ${JSON.stringify(reading.command.args)} · ${T.confidence} ${Math.round(reading.confidence * 100)}%`
-          + (reading.problem ? ` · ${reading.problem.message}` : "")),
+        el("p", {}, reading.detail && reading.detail.instructions
+          ? `${reading.source}: ${reading.detail.instructions}`
+          : `${reading.source}: ${reading.command.name} ${JSON.stringify(reading.command.args)} · ${T.confidence} ${Math.round(reading.confidence * 100)}%`
+            + (reading.problem ? ` · ${reading.problem.message}` : "")),
         el("button", { onclick: () => act(`/sessions/${sessionId}/readings/${seq}/confirm`, {}) }, T.confirm),
         el("button", { class: "secondary", onclick: () => {
           const text = prompt(T.corrected_args, JSON.stringify(reading.command.args));
