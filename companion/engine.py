@@ -291,6 +291,11 @@ class Game:
 
         return json.dumps(self.dump_state(state), indent=2, sort_keys=True)
 
+    def metrics(self, state: Any) -> Mapping[str, float]:
+        """Numbers worth plotting over a game (money, bases, army power, cubes in the tower),
+        by a readable name."""
+        return {}
+
     def instructions(self, state: Any, command: Command) -> str:
         """What a person must do on the physical board to carry out ``command`` (an AI's move),
         e.g. "Put 2 tanks on France". Games should say it in the table's words."""

@@ -123,6 +123,20 @@ class History:
         self.state_id = seq
 
 
+def timeline(game: Game, setup: Setup, entries: Any) -> list[dict[str, Any]]:
+    """One point per log entry: what it was and the game's metrics right after it."""
+    history = History(game, setup)
+    points = [{"seq": 0, "kind": "start", "actor": "", "name": "",
+               "metrics": dict(game.metrics(history.state))}]
+    for entry in entries:
+        history.replay(entry)
+        command = entry.payload.get("command") or {}
+        points.append({"seq": entry.seq, "kind": entry.kind, "actor": entry.actor,
+                       "name": command.get("name", ""), "time": entry.time,
+                       "metrics": dict(game.metrics(history.state))})
+    return points
+
+
 def fold(game: Game, setup: Setup, entries: Any, upto: int | None = None) -> History:
     """Replay entries (in order) into a fresh history, stopping after ``upto`` if given."""
     history = History(game, setup)

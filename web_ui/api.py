@@ -199,6 +199,16 @@ def replay(session_id: str) -> Response:
                     "state": live.game.dump_state(history.state)})
 
 
+@blueprint.get("/sessions/<session_id>/timeline")
+def timeline(session_id: str) -> Response:
+    """Every log entry with the game's metrics after it: the replay's scrub bar and plots."""
+    from companion.history import timeline as build
+
+    svc = service()
+    live = svc.open(session_id)
+    return jsonify(build(live.game, setup_of(live.record), svc.store.iter_entries(session_id)))
+
+
 @blueprint.get("/media/<sha>")
 def media(sha: str) -> Response:
     found = service().store.media(sha) if len(sha) == 64 else None

@@ -99,6 +99,8 @@ def document() -> dict[str, Any]:
             "Log entries after a sequence number", ARRAY, params=[sid, _query_param("after")])},
         "/api/sessions/{session_id}/replay": {"get": _operation(
             "The state after any log entry", OBJECT, params=[sid, _query_param("to")])},
+        "/api/sessions/{session_id}/timeline": {"get": _operation(
+            "Every log entry with the game's metrics after it", ARRAY, params=[sid])},
         "/api/sessions/{session_id}/stream": {"get": {
             "summary": "Live log entries (Server-Sent Events; resumes from Last-Event-ID)",
             "parameters": [sid, _query_param("after")],

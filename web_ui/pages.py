@@ -77,3 +77,16 @@ def table(session_id: str) -> tuple[str, int] | str:
         held=sorted(auth.seats_held(session_id)),
         simulate=current_app.config["SIMULATE"],
     )
+
+
+@blueprint.get("/sessions/<session_id>/replay")
+def replay(session_id: str) -> tuple[str, int] | str:
+    svc = service()
+    if auth.role() is None:
+        return render_template("join.html", simulate=current_app.config["SIMULATE"])
+    try:
+        live = svc.open(session_id)
+    except NotFound as exc:
+        return render_template("missing.html", message=exc.message), 404
+    return render_template("replay.html", record=live.record, game=live.game,
+                           simulate=current_app.config["SIMULATE"])

@@ -107,3 +107,26 @@ def test_language_switch_per_tablet(server: Server, browser: Any, artifacts: Pat
     assert other.inner_text("h1 >> nth=0") == "Sessions"
     page.click("nav.languages a[lang='zh-Hant']")
     page.wait_for_selector("h1:has-text('對局')")
+
+
+def test_replay_scrub(server: Server, browser: Any, artifacts: Path) -> None:
+    _, snap = server.post("/api/sessions", {"game": "tally", "seats": [
+        {"name": "Ann"}, {"name": "Bob"}], "options": {"window_s": None}})
+    sid, state_id = snap["session"]["id"], 0
+    for body in ({"name": "spin", "args": {"value": 2}}, {"name": "add", "args": {"n": 3},
+                 "seat": 0}, {"name": "decline", "args": {}, "seat": 0}):
+        _, reply = server.post(f"/api/sessions/{sid}/commands", {**body, "state_id": state_id})
+        state_id = reply["state_id"]
+    page = tablet(browser, server, "spectator")
+    page.goto(f"{server.base}/sessions/{sid}/replay")
+    page.wait_for_function("document.getElementById('replay').dataset.shownSeq === '3'")
+    assert '"turn": 1' in page.inner_text("#replay-state")
+    page.click("#step-back")
+    page.click("#step-back")
+    page.wait_for_function("document.getElementById('replay').dataset.shownSeq === '1'")
+    assert '"total": 0' in page.inner_text("#replay-state")
+    page.click("#timeline li[data-index='2']")
+    page.wait_for_function("document.getElementById('replay').dataset.shownSeq === '2'")
+    assert '"total": 3' in page.inner_text("#replay-state")
+    assert page.locator(".plot-box[data-metric='total']").count() == 1
+    page.screenshot(path=str(artifacts / "replay.png"), full_page=True)

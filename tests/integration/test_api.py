@@ -187,3 +187,16 @@ def test_openapi_document_describes_every_api_route(app: Flask) -> None:
     body = doc["paths"]["/api/sessions/{session_id}/commands"]["post"]["requestBody"]
     ref = body["content"]["application/json"]["schema"]["$ref"].rsplit("/", 1)[1]
     assert "state_id" in doc["components"]["schemas"][ref]["required"]
+
+
+def test_timeline_has_a_point_per_entry_with_metrics(client: FlaskClient) -> None:
+    sid = new_session(client)["session"]["id"]
+    client.post(f"/api/sessions/{sid}/commands",
+                json={"name": "spin", "args": {"value": 2}, "state_id": 0})
+    client.post(f"/api/sessions/{sid}/commands",
+                json={"name": "add", "args": {"n": 3}, "seat": 0, "state_id": 1})
+    points = client.get(f"/api/sessions/{sid}/timeline").json
+    assert [p["seq"] for p in points] == [0, 1, 2]
+    assert [p["metrics"]["total"] for p in points] == [0, 0, 3]
+    assert points[2]["name"] == "add" and points[2]["actor"] == "seat:0"
+    assert client.get(f"/sessions/{sid}/replay").status_code == 200

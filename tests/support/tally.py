@@ -137,6 +137,9 @@ class Tally(Game):
             return None
         return Outcome([state["winner"]], "target reached", state["turns"] + 1)
 
+    def metrics(self, state: Mapping[str, Any]) -> Mapping[str, float]:
+        return {"total": state["total"], "turns": state["turns"]}
+
     def dump_state(self, state: Mapping[str, Any]) -> dict[str, Any]:
         return dict(state)
 

@@ -236,6 +236,70 @@ const Companion = (() => {
     refresh().catch(show);
   }
 
+  function plot(name, points) {
+    const ns = "http://www.w3.org/2000/svg";
+    const values = points.map((p) => p.metrics[name]).filter((v) => typeof v === "number");
+    const lo = Math.min(...values), hi = Math.max(...values);
+    const svg = document.createElementNS(ns, "svg");
+    svg.setAttribute("viewBox", "0 0 300 60");
+    svg.setAttribute("class", "plot");
+    const line = document.createElementNS(ns, "polyline");
+    const last = Math.max(1, points.length - 1);
+    line.setAttribute("points", points.map((p, i) => {
+      const v = p.metrics[name];
+      const y = hi === lo ? 30 : 55 - ((v - lo) / (hi - lo)) * 50;
+      return `${(i / last) * 300},${y}`;
+    }).join(" "));
+    svg.append(line);
+    const cursor = document.createElementNS(ns, "line");
+    cursor.setAttribute("class", "cursor");
+    cursor.setAttribute("y1", "0");
+    cursor.setAttribute("y2", "60");
+    svg.append(cursor);
+    return el("figure", { class: "plot-box", "data-metric": name }, svg,
+      el("figcaption", {}, `${name}: ${lo}–${hi}`));
+  }
+
+  function replay() {
+    const root = document.getElementById("replay");
+    const sessionId = root.dataset.session;
+    const slider = document.getElementById("position");
+    const list = document.getElementById("timeline");
+    let points = [];
+    let pending = null;
+
+    async function show(index) {
+      index = Math.max(0, Math.min(points.length - 1, index));
+      slider.value = index;
+      const point = points[index];
+      document.getElementById("position-label").textContent = `#${point.seq} ${point.kind} ${point.name}`;
+      list.querySelectorAll("li").forEach((li) => li.classList.toggle("current", Number(li.dataset.index) === index));
+      document.querySelectorAll(".plot .cursor").forEach((c) => {
+        const x = (index / Math.max(1, points.length - 1)) * 300;
+        c.setAttribute("x1", x); c.setAttribute("x2", x);
+      });
+      clearTimeout(pending);
+      pending = setTimeout(async () => {
+        const data = await api("GET", `/sessions/${sessionId}/replay?to=${point.seq}`);
+        document.getElementById("replay-state").textContent = JSON.stringify(data.state, null, 2);
+        root.dataset.shownSeq = data.seq;
+      }, 120);
+    }
+
+    (async () => {
+      points = await api("GET", `/sessions/${sessionId}/timeline`);
+      slider.max = points.length - 1;
+      list.replaceChildren(...points.map((p, i) => el("li", { "data-index": i, onclick: () => show(i) },
+        el("span", { class: "seq" }, "#" + p.seq), " ", el("span", { class: "actor" }, p.actor), " ", `${p.kind} ${p.name}`)));
+      const names = Object.keys(points[points.length - 1].metrics);
+      document.getElementById("plots").replaceChildren(...names.map((n) => plot(n, points)));
+      show(points.length - 1);
+    })();
+    slider.addEventListener("input", () => show(Number(slider.value)));
+    document.getElementById("step-back").addEventListener("click", () => show(Number(slider.value) - 1));
+    document.getElementById("step-forward").addEventListener("click", () => show(Number(slider.value) + 1));
+  }
+
   document.addEventListener("DOMContentLoaded", header);
-  return { api, joinPage, lobby, table };
+  return { api, joinPage, lobby, table, replay };
 })();
