@@ -34,6 +34,7 @@ from web_ui.schemas import (
 blueprint = Blueprint("api", __name__)
 OPEN_ENDPOINTS = {"api.health", "api.join", "api.leave", "api.me"}
 B = TypeVar("B", bound=Body)
+MAX_NUMBER = 2**53 - 1  # what every JSON reader (and SQLite) holds exactly
 
 
 class ApiError(SessionError):
@@ -101,8 +102,9 @@ def _query_int(name: str) -> int | None:
         value = int(raw)
     except ValueError:
         raise ApiError(f"'{name}' must be a whole number.", "E_BAD_REQUEST") from None
-    if value < 0:
-        raise ApiError(f"'{name}' must not be negative.", "E_BAD_REQUEST")
+    if not 0 <= value <= MAX_NUMBER:
+        raise ApiError(f"'{name}' must be a whole number from 0 to {MAX_NUMBER}.",
+                       "E_BAD_REQUEST")
     return value
 
 

@@ -8,6 +8,7 @@ from typing import Any
 from pydantic.json_schema import models_json_schema
 
 from companion import __version__
+from web_ui.api import MAX_NUMBER
 from web_ui.schemas import (
     MODELS,
     Body,
@@ -43,13 +44,13 @@ def _ref(model: type[Body]) -> dict[str, str]:
 def _path_param(name: str, kind: str = "string") -> dict[str, Any]:
     schema: dict[str, Any] = {"type": kind}
     if kind == "integer":
-        schema["minimum"] = 0
+        schema.update(minimum=0, maximum=MAX_NUMBER)
     return {"name": name, "in": "path", "required": True, "schema": schema}
 
 
 def _query_param(name: str) -> dict[str, Any]:
     return {"name": name, "in": "query", "required": False,
-            "schema": {"type": "integer", "minimum": 0}}
+            "schema": {"type": "integer", "minimum": 0, "maximum": MAX_NUMBER}}
 
 
 def _operation(summary: str, ok: dict[str, Any], body: type[Body] | None = None,

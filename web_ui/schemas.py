@@ -45,12 +45,15 @@ class CommandSpec(Body):
     seat: SeatNumber | None = None
 
 
+StateId = Annotated[int, Field(ge=0, le=2**53 - 1)]
+
+
 class CommandBody(CommandSpec):
-    state_id: Annotated[int, Field(ge=0)]
+    state_id: StateId
 
 
 class UndoBody(Body):
-    state_id: Annotated[int, Field(ge=0)]
+    state_id: StateId
     seat: SeatNumber | None = None
 
 

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from flask import Blueprint, Response, current_app, request
 
 from web_ui import auth
-from web_ui.api import ApiError
+from web_ui.api import MAX_NUMBER, ApiError
 from web_ui.context import service
 
 blueprint = Blueprint("stream", __name__)
@@ -25,7 +25,7 @@ def _resume_point() -> int:
         value = int(raw)
     except ValueError:
         raise ApiError("Last-Event-ID must be an entry number.", "E_BAD_REQUEST") from None
-    if value < 0:
+    if not 0 <= value <= MAX_NUMBER:
         raise ApiError("Last-Event-ID must be an entry number.", "E_BAD_REQUEST")
     return value
 

@@ -43,7 +43,7 @@ def log_state(app: Flask) -> tuple[Any, ...]:
 
 
 @schema.parametrize()
-@settings(max_examples=20, deadline=None,
+@settings(max_examples=15, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow,
                                  HealthCheck.filter_too_much])
 def test_no_5xx_and_refusals_change_nothing(case: Any) -> None:
