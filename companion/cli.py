@@ -187,7 +187,7 @@ def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
         )
         pins = TablePins.make(config.server.pin, config.server.host_pin)
         secret = secret_key(config.db_path.with_name("secret.key"))
-        app = create_app(service, simulate=simulate, pins=pins, secret=secret)
+        app = create_app(service, simulate=simulate, config=config, pins=pins, secret=secret)
         signal.signal(signal.SIGTERM, _raise_interrupt)
         shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
         mode = "simulation" if simulate else "hardware"

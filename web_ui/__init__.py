@@ -7,6 +7,7 @@ from typing import Any
 
 from flask import Flask
 
+from companion.config import Config
 from companion.session import SessionService
 from web_ui.auth import TablePins
 
@@ -15,6 +16,7 @@ def create_app(
     service: SessionService,
     *,
     simulate: bool = False,
+    config: Config | None = None,
     pins: TablePins | None = None,
     secret: bytes | None = None,
     **settings: Any,
@@ -32,6 +34,7 @@ def create_app(
         JSON_SORT_KEYS=False,
         MAX_CONTENT_LENGTH=16 * 1024 * 1024,
         SIMULATE=simulate,
+        COMPANION_CONFIG=config or Config(),
         STREAM_KEEPALIVE_S=15.0,
         **settings,
     )

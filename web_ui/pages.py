@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from flask import Blueprint, Response, current_app, jsonify, redirect, render_template, request
+from markupsafe import Markup
 
 from companion.session import NotFound
 from web_ui import auth
@@ -90,3 +91,34 @@ def replay(session_id: str) -> tuple[str, int] | str:
         return render_template("missing.html", message=exc.message), 404
     return render_template("replay.html", record=live.record, game=live.game,
                            simulate=current_app.config["SIMULATE"])
+
+
+@blueprint.get("/host")
+def host() -> tuple[str, int] | str:
+    """The screen at the table: how to join (QR code and PIN), and what hardware is live."""
+    if auth.role() != "host":
+        return render_template("join.html", simulate=current_app.config["SIMULATE"]), 403
+    import segno
+
+    from companion.doctor import run_checks
+
+    links = [f"{request.scheme}://{address}:{request.host.rpartition(':')[2] or '80'}/"
+             for address in lan_addresses()] or [request.host_url]
+    join_url = f"{links[0]}#pin={auth.pins().table}"
+    qr = segno.make(join_url, error="m").svg_inline(scale=6, dark="#1f2328", light="#ffffff")
+    checks = run_checks(current_app.config["COMPANION_CONFIG"],
+                        current_app.config["SIMULATE"])
+    return render_template("host.html", qr=Markup(qr), join_url=join_url, links=links,
+                           checks=checks, simulate=current_app.config["SIMULATE"])
+
+
+def lan_addresses() -> list[str]:
+    """This machine's IPv4 addresses that tablets on the LAN can reach (no loopback)."""
+    import subprocess
+
+    try:
+        out = subprocess.run(["hostname", "-I"], capture_output=True, text=True, timeout=2,
+                             check=False).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return []
+    return [a for a in out.split() if "." in a and not a.startswith("127.")]

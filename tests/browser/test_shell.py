@@ -130,3 +130,16 @@ def test_replay_scrub(server: Server, browser: Any, artifacts: Path) -> None:
     assert '"total": 3' in page.inner_text("#replay-state")
     assert page.locator(".plot-box[data-metric='total']").count() == 1
     page.screenshot(path=str(artifacts / "replay.png"), full_page=True)
+
+
+def test_host_screen_qr_code_joins_a_tablet(server: Server, browser: Any,
+                                           artifacts: Path) -> None:
+    host = tablet(browser, server, "host")
+    host.click("a.pin")
+    host.wait_for_selector("#join-qr svg")
+    host.screenshot(path=str(artifacts / "host.png"), full_page=True)
+    page = browser.new_context().new_page()
+    page.goto(f"{server.base}/#pin={TABLE_PIN}")  # what the QR code opens
+    assert page.input_value("input[name=pin]") == TABLE_PIN
+    page.click("#join button[type=submit]")
+    page.wait_for_selector("#role[data-role=player]")

@@ -117,3 +117,12 @@ def test_host_acts_for_any_seat_and_for_the_table(app: Flask, session_id: str) -
     assert me["role"] == "host" and me["csrf"]
     assert host.post("/api/leave", json={}).status_code == 200
     assert host.get("/api/sessions").status_code == 401
+
+
+def test_host_screen_shows_how_to_join_and_the_hardware(app: Flask) -> None:
+    host = joined(app.test_client())
+    page = host.get("/host").text
+    assert "<svg" in page and PINS.table in page and f"#pin={PINS.table}" in page
+    assert "spinner (GPIO)" in page and "camera" in page
+    player = joined(app.test_client(), "player")
+    assert player.get("/host").status_code == 403

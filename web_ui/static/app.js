@@ -60,6 +60,8 @@ const Companion = (() => {
 
   function joinPage() {
     const form = document.getElementById("join");
+    const fromQr = /pin=(\d+)/.exec(location.hash);  // the host screen's QR code carries the PIN
+    if (fromQr) form.pin.value = fromQr[1];
     form.addEventListener("submit", async (event) => {
       event.preventDefault();
       try {
