@@ -24,7 +24,7 @@ class CliError(CompanionError):
     pass
 
 
-PLUGINS: tuple[str, ...] = ()
+PLUGINS: tuple[str, ...] = ("companion.hardware.cli",)
 """Modules that add subcommands: each has ``register(subparsers)``, and every parser it adds
 sets ``run`` (``parser.set_defaults(run=function(args, out) -> exit code)``)."""
 

@@ -49,7 +49,8 @@ class StorageConfig(_Section):
 
 class SpinnerConfig(_Section):
     steps_per_rev: int = Field(
-        80, ge=12, le=100_000, description="Quadrature steps per spinner revolution."
+        800, ge=12, le=100_000,
+        description="Quadrature steps per spinner revolution (the BOM's encoder: 800).",
     )
     sectors: int = Field(6, ge=2, le=64, description="Sectors on the spinner's face.")
     offset_steps: int = Field(
@@ -65,7 +66,7 @@ class SpinnerConfig(_Section):
         1, ge=0, description="Steps either side of a sector edge that make a stop ambiguous."
     )
     use_index: bool = Field(
-        False, description="Re-zero on the index sensor (hall or encoder Z) every pass."
+        True, description="Re-zero on the index sensor (hall or encoder Z) every pass."
     )
 
 
