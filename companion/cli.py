@@ -187,7 +187,11 @@ def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
         )
         pins = TablePins.make(config.server.pin, config.server.host_pin)
         secret = secret_key(config.db_path.with_name("secret.key"))
-        app = create_app(service, simulate=simulate, config=config, pins=pins, secret=secret)
+        from companion.hardware.table import TableHardware
+
+        table = TableHardware(service, config, simulate).start()
+        app = create_app(service, simulate=simulate, config=config, pins=pins, secret=secret,
+                         table=table)
         signal.signal(signal.SIGTERM, _raise_interrupt)
         shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
         mode = "simulation" if simulate else "hardware"
@@ -201,6 +205,7 @@ def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
         except KeyboardInterrupt:
             pass
         finally:
+            table.close()
             service.close()
             store.close()
     return 0

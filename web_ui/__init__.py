@@ -19,6 +19,7 @@ def create_app(
     config: Config | None = None,
     pins: TablePins | None = None,
     secret: bytes | None = None,
+    table: Any = None,
     **settings: Any,
 ) -> Flask:
     """Build the dashboard app around one session service (the only writer).
@@ -39,6 +40,7 @@ def create_app(
         **settings,
     )
     app.extensions["companion"] = service
+    app.extensions["companion_table"] = table  # the devices (companion.hardware.table), if any
     app.register_blueprint(api.blueprint, url_prefix="/api")
     app.register_blueprint(stream.blueprint, url_prefix="/api")
     app.register_blueprint(pages.blueprint)

@@ -108,8 +108,11 @@ def host() -> tuple[str, int] | str:
     qr = segno.make(join_url, error="m").svg_inline(scale=6, dark="#1f2328", light="#ffffff")
     checks = run_checks(current_app.config["COMPANION_CONFIG"],
                         current_app.config["SIMULATE"])
+    table = current_app.extensions.get("companion_table")
+    devices = table.devices() if table is not None else []
     return render_template("host.html", qr=Markup(qr), join_url=join_url, links=links,
-                           checks=checks, simulate=current_app.config["SIMULATE"])
+                           checks=checks, devices=devices,
+                           simulate=current_app.config["SIMULATE"])
 
 
 def lan_addresses() -> list[str]:

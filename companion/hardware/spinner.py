@@ -339,6 +339,11 @@ class Spinner:
 
     # -- state seen from outside
     @property
+    def clock(self) -> Clock:
+        """The time line this spinner settles on (a simulated spinner must play on it too)."""
+        return self._clock
+
+    @property
     def count(self) -> int:
         return self._counter.count
 

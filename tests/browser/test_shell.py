@@ -143,3 +143,33 @@ def test_host_screen_qr_code_joins_a_tablet(server: Server, browser: Any,
     assert page.input_value("input[name=pin]") == TABLE_PIN
     page.click("#join button[type=submit]")
     page.wait_for_selector("#role[data-role=player]")
+
+
+def test_simulated_spinner_and_confirming_a_doubtful_reading(server: Server, browser: Any,
+                                                              artifacts: Path) -> None:
+    _, snap = server.post("/api/sessions", {"game": "tally", "seats": [
+        {"name": "Ann"}, {"name": "Bob"}], "options": {"window_s": None}})
+    sid = snap["session"]["id"]
+    page = tablet(browser, server, "host")
+    page.goto(f"{server.base}/sessions/{sid}")
+    page.click("#simulate")  # the physical model flicks the spinner on mock pins
+    page.wait_for_selector("#feed li:has-text('spinner')", timeout=30_000)
+    entries = server.get(f"/api/sessions/{sid}/entries")
+    reading = entries[0]["payload"]
+    assert entries[0]["actor"] == "spinner" and 1 <= reading["command"]["args"]["value"] <= 6
+    if reading["needs_review"]:  # stopped on an edge: a person says which
+        page.click("#readings button:has-text('Confirm')")
+    page.wait_for_function(
+        "document.querySelectorAll('#actions button').length === 3")  # now seat 0 adds
+    # a doubtful typed reading waits for confirmation
+    page.click("#actions button:has-text('add {\"n\":2}')")
+    page.click("#actions button:has-text('decline')")
+    page.fill("#typed-reading input[name=name]", "spin")
+    page.fill("#typed-reading input[name=args]", '{"value": 5}')
+    page.check("#typed-reading input[name=needs_review]")
+    page.click("#typed-reading button[type=submit]")
+    page.wait_for_selector("#readings .reading")
+    page.screenshot(path=str(artifacts / "reading.png"), full_page=True)
+    page.click("#readings button:has-text('Confirm')")
+    page.wait_for_selector("#actions button:has-text('add')")
+    assert server.get(f"/api/sessions/{sid}")["state"]["spin"] == 5

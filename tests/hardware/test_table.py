@@ -1,0 +1,67 @@
+"""The table's devices feed the waiting session: a simulated flick is read by the real decoder
+on mock pins and arrives as a spinner reading (issue 6: readings become commands)."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from companion.config import Config, parse_config
+from companion.hardware.table import TableError, TableHardware
+from companion.session import SessionService
+
+pytestmark = pytest.mark.slow
+
+
+def wait_for(predicate, timeout: float = 20.0) -> bool:  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.02)
+    return False
+
+
+def sim_config() -> Config:
+    return parse_config({"hardware": {"spinner": {"settle_ms": 150}}})
+
+
+def test_a_simulated_flick_becomes_the_waiting_sessions_spin(service: SessionService) -> None:
+    sid = service.create("tally", {"seats": [{"name": "Ann"}, {"name": "Bob"}]}).id
+    table = TableHardware(service, sim_config(), simulate=True).start()
+    try:
+        assert table.spinner_state.state == "simulated"
+        assert table.waiting_for("spin") is not None
+        table.flick(rps=3.0)
+        assert wait_for(lambda: table.last_reading is not None)
+        reading = table.last_reading
+        assert reading is not None
+        entries = service.store.entries(sid)
+        assert entries and entries[0].kind == "reading" and entries[0].actor == "spinner"
+        assert entries[0].payload["command"]["args"] == {"value": reading.value}
+        assert entries[0].payload["candidates"][0] == {"value": reading.value}
+        if not reading.ambiguous:  # a sure reading is applied at once
+            assert service.snapshot(sid)["state"]["spin"] == reading.value
+        else:  # a stop on an edge waits for a person
+            assert str(entries[0].seq) in service.snapshot(sid)["readings"]
+    finally:
+        table.close()
+
+
+def test_no_session_waiting_loses_nothing_and_real_gpio_absent_is_reported(
+    service: SessionService,
+) -> None:
+    table = TableHardware(service, sim_config(), simulate=True).start()
+    try:
+        assert table.waiting_for("spin") is None
+        table.flick(rps=3.0)
+        assert wait_for(lambda: table.last_reading is not None)
+        assert service.sessions() == []
+    finally:
+        table.close()
+    real = TableHardware(service, Config(), simulate=False).start()
+    assert real.spinner_state.state == "absent" and "Raspberry Pi" in real.spinner_state.detail
+    with pytest.raises(TableError):
+        real.flick()
+    real.close()
