@@ -82,6 +82,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, help="seed (default 0)")
     p.add_argument("--mode", help="game mode")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    p = sub.add_parser("tower", help="the cube tower's model, fitted from logged drops")
+    tower = p.add_subparsers(dest="tower_command", required=True, metavar="ACTION")
+    p = tower.add_parser("fit", help="fit pass-through p and release q by maximum likelihood")
+    add_common_options(p)
+    p.add_argument("sessions", nargs="*", metavar="SESSION",
+                   help="sessions to fit from (default: every Command Post Exercise session)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(run=cmd_tower_fit)
+
     for module_name in PLUGINS:
         importlib.import_module(module_name).register(sub)
     for name, choice in sub.choices.items():
@@ -293,6 +302,37 @@ def cmd_selfplay(args: argparse.Namespace, out: TextIO) -> int:
         raise CliError(str(exc)) from exc
     report = run_selfplay(game, args.ai, args.games, args.seed, args.mode)
     print(json.dumps(report) if args.json else format_report(report), file=out)
+    return 0
+
+
+def cmd_tower_fit(args: argparse.Namespace, out: TextIO) -> int:
+    from companion.games.cpx.tower_model import fit, records_from_commands
+    from companion.history import fold
+    from companion.session import setup_of
+
+    config = config_from_args(args)
+    store = _open_store(config)
+    registry = _registry(config)
+    wanted = args.sessions or [r.id for r in store.sessions() if r.game == "cpx"]
+    if not wanted:
+        raise CliError(f"no Command Post Exercise session in {store.path}")
+    records = []
+    for session_id in wanted:
+        record, game = _session_game(store, registry, session_id)
+        if record.game != "cpx":
+            raise CliError(f"session '{session_id}' is {game.title}, not Command Post Exercise")
+        setup = setup_of(record)
+        history = fold(game, setup, store.iter_entries(record.id))
+        records += records_from_commands(game, setup, [a.command for a in history.applied])
+    try:
+        result = fit(records)
+    except ValueError as exc:
+        raise CliError(str(exc)) from exc
+    if args.json:
+        print(json.dumps({"sessions": wanted, **result.to_json()}), file=out)
+    else:
+        print(f"{len(wanted)} session(s), {len(records)} colour-drops", file=out)
+        print(result.summary(), file=out)
     return 0
 
 

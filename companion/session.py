@@ -8,6 +8,7 @@ the history, then wake subscribers. Nothing is published before it is committed.
 from __future__ import annotations
 
 import dataclasses
+import logging
 import random
 import secrets
 import threading
@@ -22,6 +23,8 @@ from companion.errors import CompanionError
 from companion.games import GameRegistry, UnknownGame
 from companion.history import History, fold, is_human
 from companion.store import Entry, NewEntry, SessionRecord, Store
+
+log = logging.getLogger(__name__)
 
 
 class SessionError(CompanionError):
@@ -51,6 +54,14 @@ class NotFound(SessionError):
 class StaleState(SessionError):
     status = 409
     code = "E_STALE_STATE"
+
+
+class EngineFailure(SessionError):
+    """The rules engine itself failed (a bug, e.g. a broken conservation check): logged with
+    the state, and the request is refused with nothing changed."""
+
+    status = 500
+    code = "E_ENGINE"
 
 
 class Refused(SessionError):
@@ -407,6 +418,13 @@ class SessionService:
             new_state, events = live.game.apply(live.history.state, command)
         except IllegalMove as exc:
             raise Refused.from_illegal(exc) from exc
+        except Exception as exc:
+            log.exception("the %s engine failed on %s in session %s; state: %s", live.game.id,
+                          command.to_json(), live.record.id,
+                          live.game.dump_state(live.history.state))
+            raise EngineFailure(
+                "The rules engine failed on this request; nothing changed. The log has the "
+                f"details ({type(exc).__name__}).") from exc
         payload = {"command": command.to_json(), "events": [e.to_json() for e in events], **extra}
         return self._commit(
             live, NewEntry(actor, kind, payload, live.game.event_schema_version), new_state

@@ -8,7 +8,8 @@ from collections.abc import Iterable
 from companion.engine import Game
 
 BUILT_IN: dict[str, str] = {
-    # game id -> "module:attribute" of its Game instance; filled in as engines land
+    # game id -> "module:attribute" of its Game instance
+    "cpx": "companion.games.cpx:GAME",
 }
 
 

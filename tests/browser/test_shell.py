@@ -40,6 +40,7 @@ def test_lobby_new_session_and_live_update_on_two_tablets(
 ) -> None:
     host = tablet(browser, server, "host", artifacts=artifacts)
     assert host.inner_text("#table-pin") == TABLE_PIN  # the host screen shows the table PIN
+    host.select_option("select[name=game]", "tally")
     assert '"target": 21' in host.input_value("textarea[name=options]")  # defaults shown
     host.screenshot(path=str(artifacts / "lobby.png"), full_page=True)
     host.fill("textarea[name=seats]", "Ann\nBob")
@@ -81,6 +82,7 @@ def test_wrong_pin_and_bad_new_session_show_the_reason(server: Server, browser: 
     page.wait_for_selector("#join-error:not(:empty)")
     assert "PIN is not right" in page.inner_text("#join-error")
     page = tablet(browser, server, "host")
+    page.select_option("select[name=game]", "tally")
     page.fill("textarea[name=seats]", "Only me")
     page.click("#new-session button[type=submit]")
     page.wait_for_selector("#new-session-error:not(:empty)")
@@ -89,6 +91,7 @@ def test_wrong_pin_and_bad_new_session_show_the_reason(server: Server, browser: 
 
 def test_seats_with_an_ai_and_edited_options(server: Server, browser: Any) -> None:
     page = tablet(browser, server, "host")
+    page.select_option("select[name=game]", "tally")
     page.fill("textarea[name=seats]", "Ann\nBot, ai=greedy")
     page.fill("textarea[name=options]", '{"target": 40, "window_s": null}')
     page.click("#new-session button[type=submit]")

@@ -28,7 +28,9 @@ class Rig:
     """A spinner on mock pins, a virtual clock and a hand that turns the encoder step by step."""
 
     def __init__(self, counter: str = "quadrature", **settings: object) -> None:
-        self.config = SpinnerConfig(**{"steps_per_rev": N, "settle_ms": 400, "use_index": False, **settings})
+        self.config = SpinnerConfig(
+            **{"steps_per_rev": N, "settle_ms": 400, "use_index": False, **settings}
+        )
         self.factory = MockFactory()
         self.clock = VirtualClock()
         self.readings: list[Reading] = []

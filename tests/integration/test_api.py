@@ -45,10 +45,10 @@ def log_of(client: FlaskClient, sid: str) -> list[dict[str, Any]]:
 
 
 def test_games_lists_options_and_ais(client: FlaskClient) -> None:
-    games = client.get("/api/games").json
-    assert games[0]["id"] == "tally"
-    assert {o["name"] for o in games[0]["options"]} == {"target", "window_s"}
-    assert games[0]["ais"] == ["greedy", "random"]
+    games = {g["id"]: g for g in client.get("/api/games").json}
+    assert {o["name"] for o in games["tally"]["options"]} == {"target", "window_s"}
+    assert games["tally"]["ais"] == ["greedy", "random"]
+    assert "cpx" in games and games["cpx"]["max_seats"] == 4
 
 
 def test_play_through_the_api(client: FlaskClient) -> None:

@@ -357,3 +357,21 @@ def test_at_a_physical_table_ai_moves_wait_for_a_person(store: Store, registry: 
     with pytest.raises(NotFound):
         service.confirm_reading(sid, int(seq2), actor="seat:0")
     service.close()
+
+
+def test_an_engine_failure_is_refused_with_nothing_changed(
+    service: SessionService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from companion.session import EngineFailure
+
+    sid = service.create("tally", two_humans()).id
+    game = service.open(sid).game
+
+    def broken(state: Any, command: Any) -> Any:
+        raise AssertionError("conservation broken")
+
+    monkeypatch.setattr(game, "apply", broken)
+    with pytest.raises(EngineFailure) as err:
+        service.submit(sid, {"name": "spin", "args": {"value": 1}}, actor="host", state_id=0)
+    assert err.value.status == 500 and "nothing changed" in err.value.message
+    assert service.store.entries(sid) == [] and service.snapshot(sid)["state_id"] == 0

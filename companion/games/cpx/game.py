@@ -1,0 +1,153 @@
+"""The ``companion.engine.Game`` for Command Post Exercise: the contract around the rules."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from typing import ClassVar
+
+from companion.engine import (
+    JSON,
+    Command,
+    Event,
+    Game,
+    IllegalMove,
+    Outcome,
+    RuleOption,
+    Seat,
+    Setup,
+)
+
+from . import flow
+from .ctx import Ctx
+from .data import COLOURS, GameData, default_data
+from .legal import legal_commands
+from .odds import Odds, attack_odds
+from .options import rule_options
+from .rules import apply
+from .state import OVER, State
+from .tower_model import TowerModel
+
+FACTION_ORDER = ("soviet", "allies", "rising_sun", "orcs")
+
+
+class Cpx(Game):
+    """Command Post Exercise (指挥部的演练): 2 to 4 players in two camps and a cube tower."""
+
+    id: ClassVar[str] = "cpx"
+    title: ClassVar[str] = "Command Post Exercise"
+    min_seats: ClassVar[int] = 2
+    max_seats: ClassVar[int] = 4
+
+    def __init__(self, data: GameData | None = None, tower: TowerModel | None = None) -> None:
+        self._data = data
+        self.tower = tower or TowerModel()
+
+    @property
+    def data(self) -> GameData:
+        if self._data is None:
+            self._data = default_data()
+        return self._data
+
+    # --- the engine proper ---------------------------------------------------------------------
+    def initial_state(self, setup: Setup) -> State:
+        return flow.initial_state(self.data, setup)
+
+    def legal_commands(self, state: State) -> list[Command]:
+        """What may be done now. Representative entries where the choices cannot be listed:
+        ``report_drop`` is offered once, with all counts 0 (the real counts come from the camera
+        or a person); ``choose_hand`` lists every hand of min(5, n) cards when there are at most
+        21 of them, else n windows over the sorted cards; activations list a bounded set of
+        targets. Every listed command is accepted by ``apply``."""
+        return legal_commands(Ctx(self.data, state))
+
+    def apply(self, state: State, command: Command) -> tuple[State, list[Event]]:
+        return apply(self.data, state, command)
+
+    def dump_state(self, state: State) -> JSON:
+        return state.to_json()
+
+    def load_state(self, data: JSON) -> State:
+        if not isinstance(data, dict):
+            raise ValueError("a Command Post Exercise state is a JSON object")
+        try:
+            return State.from_json(data)
+        except TypeError as exc:
+            raise ValueError(f"not a Command Post Exercise state: {exc}") from None
+
+    # --- what the session asks -------------------------------------------------------------------
+    def outcome(self, state: State) -> Outcome | None:
+        if state.phase != OVER or state.result is None:
+            return None
+        return Outcome(
+            winners=list(state.result["winners"]),
+            reason=state.result["condition"],
+            turns=state.round,
+        )
+
+    def attack_odds(
+        self,
+        state: State,
+        seat: int,
+        target: str,
+        units: int,
+        announced: Sequence[str] = (),
+        samples: int = 10_000,
+        seed: int = 0,
+    ) -> Odds:
+        """Monte-Carlo odds of a proposed attack before it is committed (tower model ``p, q``)."""
+        return attack_odds(
+            self.data,
+            state,
+            seat,
+            target,
+            units,
+            announced=announced,
+            model=self.tower,
+            samples=samples,
+            seed=seed,
+        )
+
+    def rule_options(self) -> Sequence[RuleOption]:
+        return rule_options(self.data.settings_defaults)
+
+    def policies(self) -> Mapping[str, type]:
+        from .ai import POLICIES  # the AI loads only when a seat needs it
+
+        return POLICIES
+
+    def simulate_chance(self, state: State, rng: random.Random) -> Command | None:
+        """The table's next input: a drop's counts from the tower model, then its confirmation."""
+        if state.drop is None or state.phase == OVER:
+            return None
+        if state.drop["report"] is not None:
+            return Command("confirm_drop", {})
+        counts = self.tower.sample_out(state.drop["input"], state.tower, rng)
+        return Command("report_drop", {"counts": counts, "source": "simulated"})
+
+    def selfplay_setup(self, ais: Sequence[str], seed: int, mode: str | None = None) -> Setup:
+        """Side ``i`` plays faction ``(i + seed) % n`` so seats rotate through the factions."""
+        n = len(ais)
+        if not 2 <= n <= 4:
+            raise IllegalMove("E_SETUP_INVALID", "Command Post Exercise needs 2 to 4 players.")
+        factions = [FACTION_ORDER[(i + seed) % 4] for i in range(n)]
+        seats = [
+            Seat(name=f"{ai}-{i + 1}", colour=factions[i], camp="AB"[i % 2], ai=ai)
+            for i, ai in enumerate(ais)
+        ]
+        return Setup(seats=seats, mode=mode, options={"first_chooser": seed % n}, seed=seed)
+
+    def summary(self, state: State) -> str:
+        ctx = Ctx(self.data, state)
+        lines = [f"round {state.round}, phase {state.phase}"]
+        for i, p in enumerate(state.players):
+            out = " (out)" if p["out"] else ""
+            lines.append(
+                f"  seat {i} {ctx.faction_name(i)} camp {p['camp']}: "
+                f"{state.base_count(i)} bases, pool {state.pools[p['colour']]}{out}"
+            )
+        tower = ", ".join(f"{c} {state.tower.get(c, 0)}" for c in COLOURS if c in state.tower)
+        lines.append(f"  tower: {tower}")
+        if state.result:
+            lines.append(f"  result: camp {state.result['camp']} by {state.result['condition']}")
+        return "\n".join(lines)
