@@ -6,11 +6,11 @@ import random
 
 import pytest
 
-from companion.hardware.sim.tower import COLOURS, SimulatedTower
+from companion.hardware.sim.tower import COLOURS, CubeTower
 
 
 def test_every_cube_is_inside_or_out() -> None:
-    tower = SimulatedTower(rng=random.Random(1))
+    tower = CubeTower(rng=random.Random(1))
     dropped = dict.fromkeys(COLOURS, 0)
     came_out = dict.fromkeys(COLOURS, 0)
     for i in range(200):
@@ -28,7 +28,7 @@ def test_every_cube_is_inside_or_out() -> None:
 
 
 def test_pass_through_and_release_rates_match_p_and_q() -> None:
-    tower = SimulatedTower(p=0.7, q=0.2, rng=random.Random(2))
+    tower = CubeTower(p=0.7, q=0.2, rng=random.Random(2))
     out = tower.drop({"red": 20_000})
     assert abs(out["red"] / 20_000 - 0.7) < 0.015
     inside = tower.inside["red"]
@@ -37,12 +37,12 @@ def test_pass_through_and_release_rates_match_p_and_q() -> None:
 
 
 def test_extremes_and_bad_input() -> None:
-    assert SimulatedTower(p=1.0, q=0.0).drop({"green": 7})["green"] == 7
-    keeper = SimulatedTower(p=0.0, q=0.0)
+    assert CubeTower(p=1.0, q=0.0).drop({"green": 7})["green"] == 7
+    keeper = CubeTower(p=0.0, q=0.0)
     assert keeper.drop({"white": 4})["white"] == 0 and keeper.inside["white"] == 4
     with pytest.raises(ValueError, match="probability"):
-        SimulatedTower(p=1.5)
+        CubeTower(p=1.5)
     with pytest.raises(ValueError, match="unknown cube colour"):
-        SimulatedTower().drop({"purple": 1})
+        CubeTower().drop({"purple": 1})
     with pytest.raises(ValueError, match="negative"):
-        SimulatedTower().drop({"red": -1})
+        CubeTower().drop({"red": -1})

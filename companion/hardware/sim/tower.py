@@ -16,7 +16,7 @@ COLOURS = ("red", "yellow", "blue", "green", "black", "white")
 
 
 @dataclass
-class SimulatedTower:
+class CubeTower:
     p: float = 0.6
     q: float = 0.35
     rng: random.Random = field(default_factory=random.Random)
