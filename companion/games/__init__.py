@@ -9,6 +9,7 @@ from companion.engine import Game
 
 BUILT_IN: dict[str, str] = {
     # game id -> "module:attribute" of its Game instance
+    "ava": "companion.games.ava:GAME",
     "cpx": "companion.games.cpx:GAME",
 }
 
