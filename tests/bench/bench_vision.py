@@ -1,0 +1,187 @@
+"""Cube counter accuracy and speed, on folders in the samples' layout and on rendered setups.
+
+    python -m tests.bench.bench_vision [DATA_DIR ...] [--rendered N] [--size WxH] [--seed S]
+
+DATA_DIR holds ``calib/`` and ``tests/NNN.jpg`` + ``NNN.json``. With ``--rendered N`` it also
+renders every named condition of :mod:`vision.render` (calibration set, then N drops with the tray
+nudged a few mm). Prints exact-count rate, mean absolute error per colour, wrong counts that did
+not ask for review (target 0), right counts that did (target <= 5%), ms per image, calibration
+time and peak memory. Never asserts on timing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import statistics
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision import COLOURS, Counter, calibrate
+from vision import render as rd
+from vision.calibrate import Sample
+
+
+@dataclass
+class Stats:
+    """Tallies of one setup's drops."""
+
+    name: str
+    n: int = 0
+    exact: int = 0
+    hard: int = 0
+    hard_exact: int = 0
+    wrong_unflagged: int = 0
+    right_flagged: int = 0
+    wrong: int = 0
+    abs_err: dict[str, int] = field(default_factory=lambda: {c: 0 for c in COLOURS})
+    ms: list[float] = field(default_factory=list)
+    calib_s: float = 0.0
+    failures: list[str] = field(default_factory=list)
+
+    def add(
+        self,
+        label: str,
+        truth: dict[str, int],
+        counts: dict[str, int],
+        review: bool,
+        ms: float,
+        hard: bool = False,
+    ) -> None:
+        """Score one image against its ground truth."""
+        self.n += 1
+        self.hard += int(hard)
+        self.ms.append(ms)
+        ok = all(counts[c] == truth.get(c, 0) for c in COLOURS)
+        for c in COLOURS:
+            self.abs_err[c] += abs(counts[c] - truth.get(c, 0))
+        if ok:
+            self.exact += 1
+            self.hard_exact += int(hard)
+            self.right_flagged += int(review)
+        else:
+            self.wrong += 1
+            self.wrong_unflagged += int(not review)
+            diff = {
+                c: f"{counts[c]}/{truth.get(c, 0)}" for c in COLOURS if counts[c] != truth.get(c, 0)
+            }
+            self.failures.append(f"{label}: {diff}{'' if review else '  NOT FLAGGED'}")
+
+    def line(self) -> str:
+        mae = " ".join(f"{c[:3]}={self.abs_err[c] / max(1, self.n):.2f}" for c in COLOURS)
+        med = statistics.median(self.ms) if self.ms else 0.0
+        easy = self.n - self.hard
+        return (
+            f"{self.name:<14} n={self.n:<4} exact={self.exact / max(1, self.n):6.1%} "
+            f"(not hard {(self.exact - self.hard_exact) / max(1, easy):6.1%} of {easy}, "
+            f"hard {self.hard_exact}/{self.hard}) "
+            f"wrong-unflagged={self.wrong_unflagged:<3} "
+            f"right-flagged={self.right_flagged / max(1, self.exact):6.1%} "
+            f"ms median={med:5.1f} max={max(self.ms, default=0):5.1f} "
+            f"calib={self.calib_s:4.2f}s  MAE {mae}"
+        )
+
+
+def evaluate_folder(folder: Path) -> Stats:
+    """Calibrate on ``folder/calib`` and count every ``folder/tests/*.jpg`` against its JSON."""
+    stats = Stats(folder.name)
+    t0 = time.perf_counter()
+    profile = calibrate(folder / "calib")
+    stats.calib_s = time.perf_counter() - t0
+    counter = Counter(profile)
+    for img_path in sorted((folder / "tests").glob("*.jpg")) + sorted(
+        (folder / "tests").glob("*.png")
+    ):
+        meta = json.loads(img_path.with_suffix(".json").read_text())
+        res = counter.count(cv2.imread(str(img_path)))
+        stats.add(
+            img_path.name,
+            meta["counts"],
+            res.counts,
+            res.needs_review,
+            res.ms,
+            bool(meta.get("hard")),
+        )
+    return stats
+
+
+def evaluate_condition(name: str, drops: int, size: tuple[int, int] | None, seed: int) -> Stats:
+    """Render a named setup's calibration set and ``drops`` drops, and count them."""
+    stats = Stats(name)
+    setup = rd.condition(name, size)
+    empty, shots = rd.calibration_set(setup, seed=seed)
+    t0 = time.perf_counter()
+    profile = calibrate(empty=empty, samples=[Sample(c, n, img, f"{c}-{n}") for c, n, img in shots])
+    stats.calib_s = time.perf_counter() - t0
+    counter = Counter(profile)
+    # Each setup gets its own drops (a seed per setup name), so setups fail independently.
+    salt = sum(ord(ch) * (i + 1) for i, ch in enumerate(name))
+    rng = np.random.default_rng([seed, salt])
+    styles = ["scatter", "cluster", "rows"]
+    for k in range(drops):
+        total = int(rng.integers(0, 41)) if k else 0
+        counts = rd.random_counts(rng, total)
+        style = styles[k % 3]
+        # Cubes lie flat when apart; in piles some lean, tilt or lie on another.
+        tilted, stacked = (0.0, 0.0) if style == "scatter" else (0.15, 0.04)
+        cubes = rd.random_drop(setup, rng, counts, style, tilted=tilted, stacked=stacked)
+        img, truth = rd.render(rd.drop_setup(setup, rng), cubes, seed=seed * 100_000 + salt + k)
+        res = counter.count(img)
+        label = f"{name}#{k} ({style}, {total}{', hard' if truth.hard else ''})"
+        stats.add(label, truth.counts, res.counts, res.needs_review, res.ms, truth.hard)
+    return stats
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Print the figures."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("folders", nargs="*", type=Path)
+    ap.add_argument("--rendered", type=int, default=0, help="drops per rendered condition")
+    ap.add_argument("--size", default="", help="render size WxH (default: each setup's own)")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--only", default="", help="comma-separated condition names")
+    ap.add_argument(
+        "--threads", type=int, default=1, help="OpenCV threads (1 = one core, as specified)"
+    )
+    args = ap.parse_args(argv)
+    cv2.setNumThreads(args.threads)
+    size = tuple(int(v) for v in args.size.split("x")) if args.size else None
+    all_stats: list[Stats] = []
+    for folder in args.folders:
+        all_stats.append(evaluate_folder(folder))
+        print(all_stats[-1].line(), flush=True)
+    if args.rendered:
+        names = args.only.split(",") if args.only else list(rd.CONDITIONS)
+        for name in names:
+            all_stats.append(evaluate_condition(name, args.rendered, size, args.seed))  # type: ignore[arg-type]
+            print(all_stats[-1].line(), flush=True)
+    if not all_stats:
+        ap.error("give DATA_DIR folders and/or --rendered N")
+    total = Stats("ALL")
+    for s in all_stats:
+        total.n += s.n
+        total.exact += s.exact
+        total.wrong += s.wrong
+        total.wrong_unflagged += s.wrong_unflagged
+        total.right_flagged += s.right_flagged
+        total.hard += s.hard
+        total.hard_exact += s.hard_exact
+        total.ms += s.ms
+        for c in COLOURS:
+            total.abs_err[c] += s.abs_err[c]
+    print(total.line())
+    print(
+        f"peak memory (max RSS): {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB"
+    )
+    for s in all_stats:
+        for f in s.failures:
+            print("  wrong:", f)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,67 @@
+"""Shared fixtures: rendered setups calibrated once per test session (calibration takes ~1 s)."""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from vision import Counter, Profile, calibrate
+from vision import render as rd
+from vision.calibrate import Sample
+
+SIZE = (640, 480)
+
+
+@functools.lru_cache(maxsize=16)
+def rendered_profile(name: str, seed: int = 3) -> tuple[rd.Setup, Profile]:
+    """Calibrate a named rendered setup at test size (once per session: profiles are immutable)."""
+    setup = rd.condition(name, SIZE)
+    empty, shots = rd.calibration_set(setup, seed=seed)
+    return setup, calibrate(
+        empty=empty, samples=[Sample(c, n, img, f"{c}-{n}.png") for c, n, img in shots]
+    )
+
+
+@pytest.fixture(scope="session")
+def ring() -> tuple[rd.Setup, Profile, Counter]:
+    setup, profile = rendered_profile("ring")
+    return setup, profile, Counter(profile)
+
+
+@functools.lru_cache(maxsize=16)
+def rendered_counter(name: str) -> tuple[rd.Setup, Counter]:
+    """A counter for a named rendered setup, built once per session."""
+    setup, profile = rendered_profile(name)
+    return setup, Counter(profile)
+
+
+@pytest.fixture(scope="session")
+def calib_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A calibration folder in the contract's layout, rendered."""
+    folder = tmp_path_factory.mktemp("calib")
+    setup = rd.condition("ring", SIZE)
+    empty, shots = rd.calibration_set(setup, seed=5)
+    cv2.imwrite(str(folder / "empty.png"), empty)
+    for colour, n, img in shots:
+        cv2.imwrite(str(folder / f"{colour}-{n}.jpg"), img)
+    return folder
+
+
+def drop(
+    setup: rd.Setup,
+    seed: int,
+    counts: dict[str, int],
+    style: str = "scatter",
+    tilted: float = 0.0,
+    stacked: float = 0.0,
+    shift_mm: float = 0.0,
+) -> tuple[np.ndarray, rd.Truth]:
+    """Render one drop (optionally with the tray nudged since calibration)."""
+    rng = np.random.default_rng(seed)
+    cubes = rd.random_drop(setup, rng, counts, style, tilted=tilted, stacked=stacked)
+    at = rd.drop_setup(setup, rng, shift_mm) if shift_mm else setup
+    return rd.render(at, cubes, seed=seed)

@@ -1,0 +1,76 @@
+"""Calibration: folder checks name the file; the report grades each colour; bad setups warn."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from vision import COLOURS, VisionError, calibrate, format_report
+
+from .conftest import rendered_profile
+
+
+def _copy(src: Path, dst: Path) -> Path:
+    shutil.copytree(src, dst)
+    return dst
+
+
+def test_calibrates_a_folder_and_every_colour_is_reliable(calib_dir: Path) -> None:
+    profile = calibrate(calib_dir)
+    assert {c.name for c in profile.colours} == set(COLOURS)
+    assert all(c.reliable for c in profile.colours), format_report(profile)
+    report = format_report(profile)
+    for colour in COLOURS:
+        assert colour in report
+    assert "WARNING" not in report
+
+
+def test_missing_empty_tray_names_the_file(calib_dir: Path, tmp_path: Path) -> None:
+    folder = _copy(calib_dir, tmp_path / "c")
+    (folder / "empty.png").unlink()
+    with pytest.raises(VisionError, match=r"empty\.jpg: missing"):
+        calibrate(folder)
+
+
+def test_missing_colour_names_the_expected_file(calib_dir: Path, tmp_path: Path) -> None:
+    folder = _copy(calib_dir, tmp_path / "c")
+    next(folder.glob("green-*.jpg")).unlink()
+    with pytest.raises(VisionError, match=r"green-N\.jpg: missing"):
+        calibrate(folder)
+
+
+def test_unknown_colour_names_the_file(calib_dir: Path, tmp_path: Path) -> None:
+    folder = _copy(calib_dir, tmp_path / "c")
+    shutil.copy(next(folder.glob("red-*.jpg")), folder / "purple-6.jpg")
+    with pytest.raises(VisionError, match=r"purple-6\.jpg: unknown colour 'purple'"):
+        calibrate(folder)
+
+
+def test_badly_named_and_unreadable_files_name_the_file(calib_dir: Path, tmp_path: Path) -> None:
+    folder = _copy(calib_dir, tmp_path / "c")
+    (folder / "holiday.jpg").write_bytes(b"\xff\xd8 not really")
+    with pytest.raises(VisionError, match=r"holiday\.jpg: name must be"):
+        calibrate(folder)
+    (folder / "holiday.jpg").unlink()
+    target = next(folder.glob("blue-*.jpg"))
+    target.write_bytes(b"garbage")
+    with pytest.raises(VisionError, match=rf"{target.name}: not a readable image"):
+        calibrate(folder)
+
+
+def test_a_photo_without_the_cubes_is_an_error_naming_it(calib_dir: Path, tmp_path: Path) -> None:
+    folder = _copy(calib_dir, tmp_path / "c")
+    shutil.copy(folder / "empty.png", folder / "yellow-6.png")
+    next(folder.glob("yellow-*.jpg")).unlink()
+    with pytest.raises(VisionError, match=r"yellow-6\.png: no yellow cubes found"):
+        calibrate(folder)
+
+
+def test_white_on_a_light_tray_warns_with_the_fix() -> None:
+    _, profile = rendered_profile("light-tray")
+    white = profile.colour("white")
+    assert not white.reliable
+    assert "tray" in white.note
+    assert "WARNING" in format_report(profile) and "mid-grey" in format_report(profile)

@@ -1,0 +1,64 @@
+"""Pixel labelling: the fast path gives exactly the labels of the plain rule it optimises."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from vision import pixels
+from vision.count import MAX_COLOUR_DISTANCE
+
+from .conftest import drop
+
+
+def test_fast_classify_matches_the_reference_rule(ring: tuple) -> None:
+    setup, _, counter = ring
+    for seed, gain in ((1, 1.0), (2, 0.8), (3, 1.25)):
+        img, _ = drop(
+            setup, 900 + seed, {"red": 4, "black": 4, "white": 4, "blue": 3}, "cluster", 0.3
+        )
+        work = pixels.to_working(img, counter.size)
+        lab = cv2.cvtColor(work, cv2.COLOR_BGR2LAB)
+        bg, roi = counter.bg_lab, counter.roi
+        fast = pixels.classify(
+            work,
+            lab,
+            bg,
+            roi,
+            gain,
+            counter.tray_test,
+            counter.lut_class,
+            counter.lut_dist,
+            MAX_COLOUR_DISTANCE,
+        )
+        dark, bright, chroma = pixels.tray_features(lab, bg, gain)
+        d_tray = pixels.tray_distance(dark, bright, chroma, counter.tray_test)
+        codes = pixels.bgr_codes(work)
+        ref = pixels.label_pixels(
+            d_tray, counter.lut_class[codes] + 1, counter.lut_dist[codes], roi, MAX_COLOUR_DISTANCE
+        )
+        assert np.array_equal(fast, ref)
+        assert (fast != pixels.TRAY).sum() > 100
+
+
+def test_alignment_recovers_a_known_shift(ring: tuple) -> None:
+    _, _, counter = ring
+    bg = counter.background
+    moved = cv2.warpAffine(
+        bg,
+        np.float32([[1, 0, 4.0], [0, 1, -3.0]]),
+        (bg.shape[1], bg.shape[0]),
+        borderMode=cv2.BORDER_REPLICATE,
+    )
+    al = pixels.align(bg, moved)
+    assert abs(al.warp[0, 2] - 4.0) < 0.7 and abs(al.warp[1, 2] + 3.0) < 0.7
+    assert al.score > 0.9
+
+
+def test_majority_vote_removes_speckle_and_keeps_blocks() -> None:
+    labels = np.zeros((40, 40), np.uint8)
+    labels[10:30, 10:30] = 2
+    labels[5, 5] = 3
+    labels[20, 20] = 4
+    out = pixels.majority(labels, [0, 2, 3, 4])
+    assert out[5, 5] == 0 and out[20, 20] == 2 and (out[12:28, 12:28] == 2).all()

@@ -1,0 +1,25 @@
+"""Cube counting for the tower tray: calibrate a setup once, then count cubes by colour.
+
+``calibrate(folder)`` returns a :class:`Profile`; ``Counter(profile).count(frame_bgr)`` returns a
+:class:`CountResult` with counts, per-cube detections, a confidence and ``needs_review``.
+"""
+
+from vision.calibrate import Sample, calibrate, format_report, load_calibration_dir
+from vision.count import Blob, Counter, CountResult, Detection
+from vision.profile import COLOURS, ColourModel, Profile, VisionError, load_profile
+
+__all__ = [
+    "COLOURS",
+    "Blob",
+    "ColourModel",
+    "CountResult",
+    "Counter",
+    "Detection",
+    "Profile",
+    "Sample",
+    "VisionError",
+    "calibrate",
+    "format_report",
+    "load_calibration_dir",
+    "load_profile",
+]

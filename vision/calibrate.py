@@ -1,0 +1,564 @@
+"""Calibrate one tray setup from an empty-tray photo and photos of known cubes of each colour.
+
+What is learned, and why:
+- the empty tray (background), so a shadow or a highlight is recognised as the tray under other
+  light, and the tray's floor (where cubes are counted);
+- how far the tray may drift in lightness and colour and still be tray (from the tray around the
+  calibration cubes, shadows included);
+- each colour as a Gaussian in Lab, measured on the real cubes under the real light;
+- the area one cube covers at each spot of the image (perspective and tilt make cubes toward the
+  edges look bigger), fitted from the calibration cubes whose number is known.
+Finally every calibration photo is counted with the new profile; a colour whose photos do not
+count right, or that blends into the tray or another colour, is marked unreliable.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from vision import pixels
+from vision.count import Counter, area_basis, basis_at
+from vision.profile import COLOURS, ColourModel, Profile, VisionError, encode_background
+
+IMAGE_EXTS = (".jpg", ".jpeg", ".png")
+TARGET_SIDE = 20.0
+"""Working scale is chosen so one cube's side is about this many pixels."""
+SAMPLE_NAME = re.compile(r"^([a-z]+)-(\d+)$")
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One calibration photo: ``n`` cubes, all of ``colour``; ``name`` is for messages."""
+
+    colour: str
+    n: int
+    image: np.ndarray
+    name: str
+
+
+def read_image(path: Path) -> np.ndarray:
+    """Decode an image file or fail with one line naming it."""
+    try:
+        data = np.fromfile(str(path), np.uint8)
+    except OSError as exc:
+        raise VisionError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    img = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
+    if img is None:
+        raise VisionError(f"{path}: not a readable image")
+    return img
+
+
+def load_calibration_dir(folder: str | Path) -> tuple[np.ndarray, list[Sample]]:
+    """Read ``empty.*`` and ``<colour>-<n>.*`` from a calibration folder, checking every name."""
+    root = Path(folder)
+    if not root.is_dir():
+        raise VisionError(f"{root}: not a folder")
+    empty: Path | None = None
+    samples: list[Sample] = []
+    for path in sorted(root.iterdir()):
+        if path.suffix.lower() not in IMAGE_EXTS or not path.is_file():
+            continue
+        stem = path.stem.lower()
+        if stem == "empty":
+            if empty is not None:
+                raise VisionError(
+                    f"{path}: a second empty-tray photo (keep one of {empty.name}, {path.name})"
+                )
+            empty = path
+            continue
+        m = SAMPLE_NAME.match(stem)
+        if not m:
+            raise VisionError(f"{path}: name must be empty.jpg or <colour>-<n>.jpg, e.g. red-6.jpg")
+        colour, n = m.group(1), int(m.group(2))
+        if colour not in COLOURS:
+            raise VisionError(f"{path}: unknown colour '{colour}' (known: {', '.join(COLOURS)})")
+        if n < 1:
+            raise VisionError(f"{path}: a calibration photo must hold at least one cube")
+        samples.append(Sample(colour, n, read_image(path), str(path)))
+    if empty is None:
+        raise VisionError(f"{root / 'empty.jpg'}: missing (a photo of the empty tray)")
+    have = {s.colour for s in samples}
+    for colour in COLOURS:
+        if colour not in have:
+            raise VisionError(f"{root / (colour + '-N.jpg')}: missing (N cubes of {colour} only)")
+    return read_image(empty), samples
+
+
+def calibrate(
+    source: str | Path | None = None,
+    *,
+    empty: np.ndarray | None = None,
+    samples: Sequence[Sample] | None = None,
+) -> Profile:
+    """Build a profile from a calibration folder, or from an empty frame and samples in memory."""
+    if source is not None:
+        empty, loaded = load_calibration_dir(source)
+        samples = loaded
+    if empty is None or not samples:
+        raise VisionError("calibrate needs a folder, or an empty-tray image and samples")
+    return _Calibration(empty, list(samples)).run()
+
+
+def _floor_polygon(bg: np.ndarray, side: float) -> list[list[int]]:
+    """The tray floor (grown by most of a cube so cubes at its rim count) as a convex polygon.
+
+    The floor is the smooth region around the image centre (flood fill on a blurred copy of the
+    empty tray). A textured floor that stops the fill early falls back to the whole image.
+    """
+    h, w = bg.shape[:2]
+    gray = cv2.GaussianBlur(cv2.cvtColor(bg, cv2.COLOR_BGR2GRAY), (0, 0), 1.5)
+    mag = np.hypot(cv2.Sobel(gray, cv2.CV_32F, 1, 0), cv2.Sobel(gray, cv2.CV_32F, 0, 1))
+    walls = cv2.dilate(
+        (mag > max(8.0 * float(np.median(mag)), 6.0)).astype(np.uint8), np.ones((3, 3), np.uint8)
+    )
+    _, comp = cv2.connectedComponents(1 - walls, connectivity=4)
+    floor = ((comp == comp[h // 2, w // 2]) & (walls == 0)).astype(np.uint8) * 255
+    frac = floor.mean() / 255.0
+    margin = max(2, round(0.01 * max(w, h)))
+    if not 0.12 <= frac <= 0.97:
+        return [
+            [margin, margin],
+            [w - 1 - margin, margin],
+            [w - 1 - margin, h - 1 - margin],
+            [margin, h - 1 - margin],
+        ]
+    floor = cv2.morphologyEx(floor, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
+    contours, _ = cv2.findContours(floor, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    hull = cv2.convexHull(max(contours, key=cv2.contourArea))
+    grown = np.zeros((h, w), np.uint8)
+    cv2.fillPoly(grown, [hull], 255)
+    k = max(3, round(1.6 * side)) | 1
+    grown = cv2.dilate(grown, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    contours, _ = cv2.findContours(grown, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    poly = cv2.approxPolyDP(max(contours, key=cv2.contourArea), 1.5, True)
+    return [[int(p[0][0]), int(p[0][1])] for p in poly]
+
+
+THRESHOLDS = {"strict": (0.5, 1.3, 12.0), "loose": (0.7, 1.2, 12.0), "faint": (0.9, 1.06, 6.0)}
+"""(darker than, lighter than, chroma beyond) the empty tray that marks a cube pixel at first look:
+strict keeps shadows out; loose and faint are for cubes that barely stand out from the tray."""
+
+
+def _rough_mask(
+    frame: np.ndarray,
+    bg: np.ndarray,
+    roi: np.ndarray,
+    level: str = "strict",
+    test: pixels.TrayTest | None = None,
+) -> np.ndarray:
+    """Pixels unlike the empty tray: the cubes themselves, for a first look.
+
+    Without a learned tray ``test``, the fixed :data:`THRESHOLDS` of ``level``; with one, what
+    the tray under its learned range of light cannot explain.
+    """
+    al = pixels.align(bg, frame)
+    bga = pixels.warp_image(bg, al)
+    lab_f = cv2.cvtColor(frame, cv2.COLOR_BGR2LAB)
+    lab_b = cv2.cvtColor(bga, cv2.COLOR_BGR2LAB)
+    inside = pixels.warp_image(roi, al, cv2.BORDER_CONSTANT) > 0
+    gain = pixels.exposure_gain(lab_f, lab_b, inside.astype(np.uint8))
+    dark, bright, chroma = pixels.tray_features(lab_f, lab_b, gain)
+    if test is not None:
+        fore = pixels.tray_distance(dark, bright, chroma, test) > pixels.TRAY_CORE
+    else:
+        lo, hi, ch = THRESHOLDS[level]
+        fore = (dark < lo) | (bright > hi) | (chroma > ch)
+    mask = (fore & inside).astype(np.uint8)
+    return cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+
+
+def _components(
+    mask: np.ndarray, roi: np.ndarray, min_area: float
+) -> list[tuple[float, float, float]]:
+    """(area, x, y) of the mask's blobs inside the ROI and above ``min_area``."""
+    n, _, stats, cents = cv2.connectedComponentsWithStats(mask & (roi > 0), connectivity=8)
+    return [
+        (float(stats[j, cv2.CC_STAT_AREA]), float(cents[j][0]), float(cents[j][1]))
+        for j in range(1, n)
+        if stats[j, cv2.CC_STAT_AREA] >= min_area
+    ]
+
+
+def _cube_mask(frame: np.ndarray, bg: np.ndarray, roi: np.ndarray, n: int) -> np.ndarray:
+    """The cubes of a calibration photo: strict thresholds, looser if they find too few cubes."""
+    mask = _cube_blobs(_rough_mask(frame, bg, roi), n)
+    count = cv2.connectedComponents(mask)[0] - 1
+    if count < max(1, (n + 1) // 2):
+        mask = _cube_blobs(_rough_mask(frame, bg, roi, "loose"), n)
+    return mask
+
+
+def _cube_blobs(mask: np.ndarray, n: int) -> np.ndarray:
+    """Keep the blobs that look like cubes: big among the photo's n largest, and not thin lines.
+
+    Drops the slivers a tray edge leaves when the tray moved a little since the empty photo.
+    """
+    count, comp, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    if count <= 1:
+        return np.zeros_like(mask)
+    areas = stats[1:, cv2.CC_STAT_AREA].astype(float)
+    ref = float(np.median(np.sort(areas)[::-1][: max(1, n)]))
+    keep = np.zeros(count, bool)
+    for j in range(1, count):
+        if not 0.25 * ref <= areas[j - 1] <= 4.0 * ref:
+            continue
+        pts = cv2.findNonZero((comp == j).astype(np.uint8))
+        (_, _), (w, h), _ = cv2.minAreaRect(pts)
+        solid = areas[j - 1] / max(1.0, cv2.contourArea(cv2.convexHull(pts)))
+        if (
+            min(w, h) >= 0.35 * math.sqrt(ref)
+            and max(w, h) <= 4.0 * max(1.0, min(w, h))
+            and solid >= 0.6
+        ):
+            keep[j] = True
+    return keep[comp].astype(np.uint8)
+
+
+def _robust_gaussian(lab: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Mean and covariance of Lab pixels, trimming outliers (shadow rims, seams) twice."""
+    keep = lab
+    for _ in range(3):
+        mean = keep.mean(0)
+        cov = np.cov(keep.T) + np.eye(3) * 4.0
+        d = lab - mean
+        m = np.sqrt(np.einsum("ij,jk,ik->i", d, np.linalg.inv(cov), d))
+        nxt = lab[m < 3.0]
+        if len(nxt) < 30:
+            break
+        keep = nxt
+    return keep.mean(0), np.cov(keep.T) + np.eye(3) * 4.0
+
+
+class _Calibration:
+    """One calibration run (kept as an object so each step is a small method)."""
+
+    def __init__(self, empty: np.ndarray, samples: list[Sample]) -> None:
+        self.empty = empty
+        self.samples = samples
+        h, w = empty.shape[:2]
+        self.image_size = (w, h)
+        for s in samples:
+            if s.image.shape[:2] != empty.shape[:2]:
+                raise VisionError(
+                    f"{s.name}: size {s.image.shape[1]}x{s.image.shape[0]} differs from "
+                    f"the empty tray's {w}x{h}"
+                )
+
+    def run(self) -> Profile:
+        scale = self._choose_scale()
+        size = (
+            max(16, round(self.image_size[0] * scale)),
+            max(16, round(self.image_size[1] * scale)),
+        )
+        bg = pixels.smooth_background(pixels.to_working(self.empty, size))
+        work = [pixels.to_working(s.image, size) for s in self.samples]
+        side = self.side0 * scale / self.scale0
+        roi_poly = _floor_polygon(bg, side)
+        roi = pixels.roi_mask(roi_poly, size)
+        # Shadows are learned around the coloured cubes, whose pixels stand out by chroma alone;
+        # black and white cubes are then found as what that tray range cannot explain.
+        chromatic = [i for i, s in enumerate(self.samples) if s.colour not in ("black", "white")]
+        first = {i: _cube_mask(work[i], bg, roi, self.samples[i].n) for i in chromatic}
+        tray = self._tray_test(
+            [work[i] for i in chromatic], [first[i] for i in chromatic], bg, roi, side
+        )
+        masks = [
+            _cube_blobs(_rough_mask(f, bg, roi, test=tray), s.n)
+            for f, s in zip(work, self.samples, strict=True)
+        ]
+        for i, (s, m) in enumerate(zip(self.samples, masks, strict=True)):
+            # A colour that barely stands out (white on a light tray) is looked for harder; it
+            # is then graded unreliable below, and only a photo showing nothing is an error.
+            for level in ("loose", "faint"):
+                if not m.any():
+                    m = masks[i] = _cube_blobs(_rough_mask(work[i], bg, roi, level), s.n)
+            if not m.any():
+                raise VisionError(
+                    f"{s.name}: no {s.colour} cubes found: they blend into the tray "
+                    "(use a tray of another shade, e.g. mid-grey)"
+                )
+            if i in first and first[i].any():
+                masks[i] = first[i]
+        models = self._colour_models(work, masks, bg, side)
+        profile = Profile(
+            image_size=self.image_size,
+            scale=scale,
+            background_png=encode_background(bg),
+            roi=tuple(tuple(p) for p in roi_poly),  # type: ignore[arg-type]
+            ratio_range=(tray.ratio_lo, tray.ratio_hi),
+            chroma_limit=tray.chroma,
+            area_poly=(1.0, 0.0, 0.0, 0.0, 0.0, 0.0),
+            colours=models,
+        )
+        profile = self._fit_areas(profile, work)
+        return self._verify(profile, work)
+
+    def _choose_scale(self) -> float:
+        """Scale so a cube's side is ~TARGET_SIDE working pixels (measured on a first pass)."""
+        w, h = self.image_size
+        self.scale0 = min(1.0, 640.0 / max(w, h))
+        size = (round(w * self.scale0), round(h * self.scale0))
+        bg = pixels.smooth_background(pixels.to_working(self.empty, size))
+        roi = pixels.roi_mask(_floor_polygon(bg, 10.0), size)
+        areas: list[float] = []
+        for s in self.samples:
+            mask = _cube_mask(pixels.to_working(s.image, size), bg, roi, s.n)
+            areas.extend(a for a, _, _ in _components(mask, roi, 12))
+        if not areas:
+            raise VisionError(
+                f"{self.samples[0].name}: no cubes found in any photo "
+                "(are they of the same setup as the empty tray?)"
+            )
+        self.side0 = math.sqrt(float(np.median(areas)))
+        # A whole-number reduction keeps area averaging fast (and exact).
+        side_full = self.side0 / self.scale0
+        return 1.0 / max(1, round(side_full / TARGET_SIDE))
+
+    def _tray_test(
+        self,
+        work: list[np.ndarray],
+        masks: list[np.ndarray],
+        bg: np.ndarray,
+        roi: np.ndarray,
+        side: float,
+    ) -> pixels.TrayTest:
+        """Learn how shadows, highlights and noise move tray pixels, from the tray near cubes."""
+        k_in = max(3, round(0.35 * side)) | 1
+        k_out = max(5, round(1.6 * side)) | 1
+        darks, brights, chromas = [], [], []
+        for frame, mask in zip(work, masks, strict=True):
+            al = pixels.align(bg, frame)
+            lab_b = cv2.cvtColor(pixels.warp_image(bg, al), cv2.COLOR_BGR2LAB)
+            lab_f = cv2.cvtColor(frame, cv2.COLOR_BGR2LAB)
+            roi_a = pixels.warp_image(roi, al, cv2.BORDER_CONSTANT)
+            gain = pixels.exposure_gain(lab_f, lab_b, roi_a)
+            dark, bright, chroma = pixels.tray_features(lab_f, lab_b, gain)
+            near = cv2.dilate(mask, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k_in, k_in)))
+            ring = cv2.dilate(mask, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k_out, k_out)))
+            sel = (ring > 0) & (near == 0) & (roi_a > 0)
+            far = (ring == 0) & (roi_a > 0)
+            darks += [dark[sel], dark[far][::7]]
+            brights += [bright[sel], bright[far][::7]]
+            chromas += [chroma[sel], chroma[far][::7]]
+        c = np.concatenate(chromas)
+        lo = float(np.clip(np.percentile(np.concatenate(darks), 0.5), 0.3, 0.95))
+        hi = float(np.clip(np.percentile(np.concatenate(brights), 99.5), 1.05, 2.5))
+        ch = float(np.clip(np.percentile(c, 99.5), 3.0, 40.0))
+        return pixels.TrayTest(lo, hi, ch)
+
+    def _colour_models(
+        self, work: list[np.ndarray], masks: list[np.ndarray], bg: np.ndarray, side: float
+    ) -> tuple[ColourModel, ...]:
+        """A robust Gaussian per colour from the cores of its calibration cubes."""
+        k = max(3, round(0.2 * side)) | 1
+        erode = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+        models = []
+        for colour in COLOURS:
+            labs = []
+            for s, frame, mask in zip(self.samples, work, masks, strict=True):
+                if s.colour != colour:
+                    continue
+                core = cv2.erode(mask, erode) > 0
+                if core.sum() < 30:  # a colour barely standing out: keep its whole blobs
+                    core = mask > 0
+                labs.append(cv2.cvtColor(frame, cv2.COLOR_BGR2LAB)[core].astype(np.float64))
+            lab = np.concatenate(labs)
+            if len(lab) < 30:
+                name = next(s.name for s in self.samples if s.colour == colour)
+                raise VisionError(
+                    f"{name}: no cubes found (too small, or the same colour as the tray?)"
+                )
+            mean, cov = _robust_gaussian(lab)
+            models.append(
+                ColourModel(
+                    colour,
+                    tuple(mean.tolist()),
+                    tuple(tuple(r) for r in cov.tolist()),
+                    1.0,
+                    True,
+                    0.0,
+                    0.0,
+                )
+            )  # type: ignore[arg-type]
+        return tuple(models)
+
+    def _blobs(
+        self, counter: Counter, frame: np.ndarray, colour: str
+    ) -> list[tuple[float, float, float]]:
+        """(area, x, y) of the blobs of ``colour`` the counter's labelling finds in a frame."""
+        labels = counter.labels(frame).labels
+        index = counter.names.index(colour) + 1
+        mask = cv2.morphologyEx(
+            (labels == index).astype(np.uint8),
+            cv2.MORPH_OPEN,
+            cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3)),
+        )
+        return _components(mask, np.full_like(mask, 255), 0.0)
+
+    def _fit_areas(self, profile: Profile, work: list[np.ndarray]) -> Profile:
+        """Fit one-cube area per colour and a shared quadratic map of area over the image."""
+        counter = Counter(profile)
+        size = profile.work_size
+        per: dict[str, list[tuple[float, float, float, int]]] = {c: [] for c in COLOURS}
+        for s, frame in zip(self.samples, work, strict=True):
+            blobs = self._blobs(counter, frame, s.colour)
+            big = [b for b in blobs if b[0] >= 0.15 * max(b2[0] for b2 in blobs)] if blobs else []
+            if not big:
+                raise VisionError(f"{s.name}: no {s.colour} cubes found")
+            # Give each blob a whole number of cubes so the total matches n; a photo whose blobs
+            # cannot be made to add up is left out of the area fit.
+            areas = np.array([b[0] for b in big])
+            unit = float(np.median(areas)) if len(big) >= s.n else float(areas.sum() / s.n)
+            ns = np.maximum(1, np.round(areas / unit)).astype(int)
+            if ns.sum() != s.n and len(big) <= s.n:
+                unit = float(areas.sum() / s.n)
+                ns = np.maximum(1, np.round(areas / unit)).astype(int)
+            if ns.sum() != s.n:
+                continue
+            per[s.colour] += [(b[0], b[1], b[2], int(k)) for b, k in zip(big, ns, strict=True)]
+        poly = np.array([1.0, 0, 0, 0, 0, 0])
+        unit_area = {}
+        for _ in range(3):
+            rows, ys = [], []
+            for colour, items in per.items():
+                if not items:
+                    continue
+                g = np.array([max(0.5, float(poly @ basis_at(x, y, size))) for _, x, y, _ in items])
+                per_cube = np.array([a / k for a, _, _, k in items])
+                unit_area[colour] = float(np.median(per_cube / g))
+                for a, x, y, k in items:
+                    rows.append(basis_at(x, y, size))
+                    ys.append(a / k / unit_area[colour])
+            if len(rows) < 8:
+                break
+            a_m, y_v = np.array(rows), np.array(ys)
+            ridge = np.diag([0.0, 2.0, 2.0, 4.0, 4.0, 4.0])
+            poly = np.linalg.solve(a_m.T @ a_m + ridge, a_m.T @ y_v)
+            grid = np.tensordot(poly, area_basis(size), 1)
+            inside = pixels.roi_mask(profile.roi, size) > 0
+            poly = poly / float(np.median(grid[inside]))
+        models = []
+        fallback = float(np.median(list(unit_area.values()))) if unit_area else TARGET_SIDE**2
+        for m in profile.colours:
+            area = unit_area.get(m.name)
+            note = "" if area else "could not measure one cube's area: photos do not count cleanly"
+            models.append(
+                replace(
+                    m, area=area or fallback, reliable=m.reliable and area is not None, note=note
+                )
+            )
+        return replace(profile, area_poly=tuple(float(v) for v in poly), colours=tuple(models))
+
+    def _verify(self, profile: Profile, work: list[np.ndarray]) -> Profile:
+        """Count each calibration photo with the new profile; grade each colour's separation."""
+        counter = Counter(profile)
+        means = np.array([m.mean for m in profile.colours])
+        covs = [np.array(m.cov) for m in profile.colours]
+        report: list[dict[str, Any]] = []
+        models = []
+        reference = float(
+            np.median([m.area for m in profile.colours if m.name not in ("black", "white")])
+        )
+        for i, m in enumerate(profile.colours):
+            others = [
+                math.sqrt(
+                    float(
+                        (means[j] - means[i])
+                        @ np.linalg.inv((covs[i] + covs[j]) / 2)
+                        @ (means[j] - means[i])
+                    )
+                )
+                for j in range(len(means))
+                if j != i
+            ]
+            colour_sep = min(others)
+            problems: list[str] = []
+            for s, frame in zip(self.samples, work, strict=True):
+                if s.colour != m.name:
+                    continue
+                res = counter.count(frame)
+                got = res.counts
+                wrong = {k: v for k, v in got.items() if (v != s.n if k == m.name else v != 0)}
+                if wrong:
+                    problems.append(
+                        f"{Path(s.name).name} counted {got[m.name]} of {s.n}"
+                        + (
+                            f" (+{sum(v for k, v in wrong.items() if k != m.name)} "
+                            "of other colours)"
+                            if any(k != m.name for k in wrong)
+                            else ""
+                        )
+                    )
+            # Every cube is the same size, so a colour whose cubes cover less area than the
+            # coloured ones is partly lost in the tray.
+            tray_sep = min(1.0, m.area / reference)
+            reliable = m.reliable and not problems and tray_sep >= 0.7 and colour_sep >= 3.0
+            advice = ""
+            if tray_sep < 0.7:
+                advice = (
+                    f"{m.name} blends into the tray: use a tray of another shade "
+                    "(a mid-grey tray suits all six colours)"
+                )
+            elif colour_sep < 3.0:
+                advice = (
+                    f"{m.name} looks too much like another colour under this light: "
+                    "use whiter, more even light"
+                )
+            elif problems:
+                advice = (
+                    "; ".join(problems)
+                    + ": retake the photo with the cubes apart, or check its name"
+                )
+            note = m.note or advice
+            models.append(
+                replace(
+                    m,
+                    reliable=reliable,
+                    tray_separation=round(tray_sep, 3),
+                    colour_separation=round(colour_sep, 2),
+                    note=note if not reliable else "",
+                )
+            )
+            report.append(
+                {
+                    "colour": m.name,
+                    "tray_separation": round(tray_sep, 3),
+                    "colour_separation": round(colour_sep, 2),
+                    "reliable": reliable,
+                    "note": note if not reliable else "",
+                }
+            )
+        meta = {
+            "report": report,
+            "ratio_range": list(profile.ratio_range),
+            "chroma_limit": profile.chroma_limit,
+        }
+        return replace(profile, colours=tuple(models), meta=meta)
+
+
+def format_report(profile: Profile) -> str:
+    """The short calibration report printed by ``python -m vision calibrate``."""
+    side = math.sqrt(float(np.median([c.area for c in profile.colours]))) / profile.scale
+    lines = [
+        f"calibrated {profile.image_size[0]}x{profile.image_size[1]}, "
+        f"working scale {profile.scale:.3f}, one cube ~{side:.0f} px wide"
+    ]
+    lines.append(f"{'colour':<8} {'vs tray':>8} {'vs colours':>10}  status")
+    for c in profile.colours:
+        status = (
+            "ok"
+            if c.reliable
+            else "WARNING: " + (c.note or "unreliable") + "; its counts will always ask for review"
+        )
+        lines.append(
+            f"{c.name:<8} {c.tray_separation:>8.0%} {c.colour_separation:>10.1f}  {status}"
+        )
+    return "\n".join(lines)

@@ -1,0 +1,318 @@
+"""Per-pixel work shared by calibration and counting: scaling, tray alignment, pixel labels.
+
+Every pixel of a drop photo is compared with the empty tray photographed at calibration (moved to
+where the tray is now) and labelled tray, one cube colour, or unknown. A pixel that is a uniformly
+darker or lighter copy of the tray (a shadow, a highlight, a change of exposure) stays tray; only
+what differs in a way the tray cannot explain is given a colour, by the nearest calibrated colour.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+TRAY = 0
+UNKNOWN = 255
+ALIGN_SIZE = 176
+"""Long side, in pixels, of the thumbnails the tray alignment is computed on."""
+
+
+def to_working(img: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """Resize a BGR frame to the working size (area averaging also removes pixel noise)."""
+    if (img.shape[1], img.shape[0]) == size:
+        return img
+    return cv2.resize(img, size, interpolation=cv2.INTER_AREA)
+
+
+def smooth_background(img: np.ndarray) -> np.ndarray:
+    """The stored empty tray, lightly blurred so its sensor noise does not add to the frame's."""
+    return cv2.GaussianBlur(img, (3, 3), 0)
+
+
+def thumbnail(img: np.ndarray) -> tuple[np.ndarray, float]:
+    """The small blurred grey image alignment works on, and its scale from the working image."""
+    gray = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY) if img.ndim == 3 else img
+    h, w = gray.shape
+    f = min(1.0, ALIGN_SIZE / max(h, w))
+    small = cv2.resize(gray, (max(8, round(w * f)), max(8, round(h * f))), cv2.INTER_AREA)
+    return cv2.GaussianBlur(small.astype(np.float32), (0, 0), 1.0), f
+
+
+@dataclass(frozen=True)
+class Alignment:
+    """Where the tray is now relative to calibration: a 2x3 warp of working-scale coordinates."""
+
+    warp: np.ndarray
+    score: float
+
+    @property
+    def shift_px(self) -> float:
+        """How far the image centre moved, in working pixels (for reports)."""
+        return float(np.hypot(self.warp[0, 2], self.warp[1, 2]))
+
+
+def align(
+    background: np.ndarray, frame: np.ndarray, template: tuple[np.ndarray, float] | None = None
+) -> Alignment:
+    """Find the rotation and shift that carry the empty tray onto the frame.
+
+    ECC (on small blurred thumbnails) refines rotation and shift from no motion, and again from
+    the phase-correlation shift when that fails; cubes cover little of the tray, so its edges
+    dominate. ``score`` is ECC's correlation (0 when neither converged). ``template`` is the
+    background's :func:`thumbnail`, when the caller keeps it.
+    """
+    gb, f = template if template is not None else thumbnail(background)
+    gf, _ = thumbnail(frame)
+    criteria = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 30, 1e-4)
+    score, warp = 0.0, np.array([[1, 0, 0], [0, 1, 0]], np.float32)
+    for attempt in range(2):
+        if attempt == 0:
+            start = warp.copy()
+        else:
+            (dx, dy), _ = cv2.phaseCorrelate(gb, gf)
+            start = np.array([[1, 0, -dx], [0, 1, -dy]], np.float32)
+        try:
+            got, found = cv2.findTransformECC(
+                gb, gf, start, cv2.MOTION_EUCLIDEAN, criteria, None, 1
+            )
+        except cv2.error:
+            continue
+        if got > score:
+            score, warp = got, found
+        if score > 0.8:
+            break
+    # ECC found frame(W x) ~ background(x); warpAffine's default mapping then carries the
+    # background onto the frame. Thumbnail to working scale: translation / f, rotation unchanged.
+    full = warp.astype(np.float64)
+    full[:, 2] /= f
+    return Alignment(full.astype(np.float32), float(score))
+
+
+def warp_image(
+    img: np.ndarray, alignment: Alignment, border: int = cv2.BORDER_REPLICATE
+) -> np.ndarray:
+    """Move a working-scale image (background or mask) to where the tray is now.
+
+    Nearest-neighbour: the tray test already tolerates a pixel or two of misplacement.
+    """
+    h, w = img.shape[:2]
+    interp = cv2.INTER_NEAREST
+    return cv2.warpAffine(img, alignment.warp, (w, h), flags=interp, borderMode=border)
+
+
+def roi_mask(polygon: Sequence[Sequence[int]], size: tuple[int, int]) -> np.ndarray:
+    """The region where cubes are counted, as a uint8 mask (255 inside)."""
+    mask = np.zeros((size[1], size[0]), np.uint8)
+    cv2.fillPoly(mask, [np.array(polygon, np.int32).reshape(-1, 1, 2)], 255)
+    return mask
+
+
+SHADE_SCALES = np.geomspace(0.2, 1.7, 14)
+"""Light levels a cube face may be seen under relative to calibration (a face turned toward or
+away from the light): each colour is matched at the best of these, with a small penalty."""
+SHADE_PENALTY = 0.55
+"""Log-brightness change that costs one unit of distance."""
+
+
+def _lab_of_linear(rgb_lin: np.ndarray) -> np.ndarray:
+    srgb = np.where(
+        rgb_lin <= 0.0031308,
+        rgb_lin * 12.92,
+        1.055 * np.power(np.clip(rgb_lin, 0, None), 1 / 2.4) - 0.055,
+    )
+    bgr = (np.clip(srgb, 0, 1)[..., ::-1] * 255).astype(np.float32) / 255.0
+    lab = cv2.cvtColor(bgr.reshape(1, -1, 3), cv2.COLOR_BGR2LAB).reshape(-1, 3)
+    return np.stack([lab[:, 0] * 255 / 100, lab[:, 1] + 128, lab[:, 2] + 128], 1)
+
+
+def _linear_of_lab8(lab8: np.ndarray) -> np.ndarray:
+    lab = np.asarray(lab8, np.float32).reshape(1, -1, 3).copy()
+    lab[..., 0] *= 100 / 255
+    lab[..., 1:] -= 128
+    bgr = cv2.cvtColor(lab, cv2.COLOR_LAB2BGR).reshape(-1, 3)[:, ::-1]
+    return np.where(
+        bgr <= 0.04045, bgr / 12.92, np.power((np.clip(bgr, 0, 1) + 0.055) / 1.055, 2.4)
+    )
+
+
+def mahalanobis_lut(means: np.ndarray, covs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For every 15-bit BGR colour: the nearest colour class and its distance.
+
+    The distance is Mahalanobis in 8-bit Lab to the class seen under the best of
+    :data:`SHADE_SCALES` times its calibrated light, plus a penalty for the change, so a face
+    turned away from the light is still its colour. Computed once per profile so a frame is
+    labelled by a table look-up.
+    """
+    q = np.arange(32, dtype=np.int32)
+    b, g, r = np.meshgrid(q, q, q, indexing="ij")
+    bgr = np.stack([b, g, r], -1).reshape(1, -1, 3).astype(np.uint8) * 8 + 4
+    lab = cv2.cvtColor(bgr, cv2.COLOR_BGR2LAB).reshape(-1, 3).astype(np.float32)
+    dists = np.empty((len(means), lab.shape[0]), np.float32)
+    for i, (m, c) in enumerate(zip(means, covs, strict=True)):
+        inv = np.linalg.inv(c).astype(np.float32)
+        base = _linear_of_lab8(m)[0]
+        best = np.full(lab.shape[0], np.inf, np.float32)
+        for k in SHADE_SCALES:
+            centre = _lab_of_linear(base[None, :] * k)[0]
+            d = lab - centre
+            dist2 = ((d @ inv) * d).sum(1) + (math.log(k) / SHADE_PENALTY) ** 2
+            np.minimum(best, dist2, out=best)
+        dists[i] = np.sqrt(best)
+    cls = dists.argmin(0)
+    return cls.astype(np.uint8), dists[cls, np.arange(lab.shape[0])]
+
+
+def bgr_codes(img: np.ndarray) -> np.ndarray:
+    """15-bit colour codes of a BGR uint8 image, the index into the look-up tables."""
+    q = (img >> 3).astype(np.int32)
+    return (q[..., 0] << 10) | (q[..., 1] << 5) | q[..., 2]
+
+
+@dataclass(frozen=True)
+class TrayTest:
+    """How far a pixel may drift from the empty tray and still be tray (shadow, highlight)."""
+
+    ratio_lo: float
+    ratio_hi: float
+    chroma: float
+
+
+TOLERANCE_PX = 2
+"""Each pixel is compared with the tray within this many working pixels, so a tray edge that moved
+a little (parallax of the walls, a small misalignment) is not taken for a cube."""
+
+
+def tray_features(
+    frame_lab: np.ndarray, bg_lab: np.ndarray, gain: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """How each frame pixel departs from the aligned tray nearby.
+
+    Returns the lightness ratio against the darkest and against the lightest tray pixel within
+    :data:`TOLERANCE_PX`, and how far its chroma lies outside the nearby tray's chroma range.
+    """
+    k = np.ones((2 * TOLERANCE_PX + 1, 2 * TOLERANCE_PX + 1), np.uint8)
+    lo_b = cv2.erode(bg_lab, k)
+    hi_b = cv2.dilate(bg_lab, k)
+    lf = frame_lab[..., 0].astype(np.float32) + 6.0
+    dark = lf / (lo_b[..., 0].astype(np.float32) * gain + 6.0)
+    bright = lf / (hi_b[..., 0].astype(np.float32) * gain + 6.0)
+    fa = frame_lab[..., 1].astype(np.int16)
+    fb = frame_lab[..., 2].astype(np.int16)
+    ea = np.maximum(np.maximum(fa - hi_b[..., 1], lo_b[..., 1] - fa), 0).astype(np.float32)
+    eb = np.maximum(np.maximum(fb - hi_b[..., 2], lo_b[..., 2] - fb), 0).astype(np.float32)
+    return dark, bright, np.sqrt(ea * ea + eb * eb)
+
+
+def exposure_gain(frame_lab: np.ndarray, bg_lab: np.ndarray, mask: np.ndarray) -> float:
+    """Lightness of the frame relative to the empty tray, over the tray (cubes are a minority)."""
+    sel = mask[::4, ::4] > 0
+    lf = frame_lab[::4, ::4, 0][sel].astype(np.float32)
+    lb = bg_lab[::4, ::4, 0][sel].astype(np.float32)
+    if lf.size < 50:
+        return 1.0
+    return float(np.clip(np.median((lf + 6.0) / (lb + 6.0)), 0.5, 2.0))
+
+
+RATIO_SIGMA = 0.06
+"""Lightness-ratio step that counts as one unit of distance from the tray's learned range."""
+CHROMA_SIGMA = 3.0
+"""Chroma step (8-bit Lab units) that counts as one unit of distance from the tray's range."""
+TRAY_CORE = 1.5
+"""Pixels this close to the tray's learned range are tray whatever the colour models say."""
+
+
+def tray_distance(
+    dark: np.ndarray, bright: np.ndarray, chroma: np.ndarray, test: TrayTest
+) -> np.ndarray:
+    """How far outside the range of "tray under other light" each pixel lies (0 inside)."""
+    below = np.maximum(test.ratio_lo - dark, 0) / RATIO_SIGMA
+    above = np.maximum(bright - test.ratio_hi, 0) / RATIO_SIGMA
+    off = np.maximum(chroma - test.chroma, 0) / CHROMA_SIGMA
+    return np.sqrt(below * below + above * above + off * off)
+
+
+def label_pixels(
+    d_tray: np.ndarray, colour: np.ndarray, d_colour: np.ndarray, roi: np.ndarray, max_colour: float
+) -> np.ndarray:
+    """Tray where the tray explains a pixel at least as well as the nearest colour; else colour.
+
+    ``colour`` holds 1-based colour indices; a pixel neither explains well is ``UNKNOWN``.
+    """
+    tray = (d_tray < TRAY_CORE) | (d_tray <= d_colour) | (roi == 0)
+    return np.where(tray, TRAY, np.where(d_colour <= max_colour, colour, UNKNOWN)).astype(np.uint8)
+
+
+def classify(
+    work: np.ndarray,
+    lab: np.ndarray,
+    bg_lab: np.ndarray,
+    roi: np.ndarray,
+    gain: float,
+    test: TrayTest,
+    lut_class: np.ndarray,
+    lut_dist: np.ndarray,
+    max_colour: float,
+) -> np.ndarray:
+    """Label a working frame: 0 tray, 1..n colour (from the look-up tables), ``UNKNOWN``.
+
+    Same rule as :func:`tray_distance` + :func:`label_pixels`, made fast: pixels plainly inside
+    the tray's range (most of the image) are found with saturating 8-bit OpenCV operations, and
+    only the rest get the exact arithmetic.
+    """
+    k = np.ones((2 * TOLERANCE_PX + 1, 2 * TOLERANCE_PX + 1), np.uint8)
+    l_f, a_f, b_f = cv2.split(lab)
+    l_lo, a_lo, b_lo = cv2.split(cv2.erode(bg_lab, k))
+    l_hi, a_hi, b_hi = cv2.split(cv2.dilate(bg_lab, k))
+    # dark >= lo  <=>  L_f >= lo * (L_min * gain + 6) - 6, and alike for bright <= hi.
+    low = cv2.convertScaleAbs(l_lo, alpha=test.ratio_lo * gain, beta=6.0 * test.ratio_lo - 5.0)
+    high = cv2.convertScaleAbs(l_hi, alpha=test.ratio_hi * gain, beta=6.0 * test.ratio_hi - 7.0)
+    c = int(test.chroma / math.sqrt(2))
+    inside = cv2.inRange(l_f, low, high)
+    inside &= cv2.inRange(a_f, cv2.subtract(a_lo, c), cv2.add(a_hi, c))
+    inside &= cv2.inRange(b_f, cv2.subtract(b_lo, c), cv2.add(b_hi, c))
+    cand = np.flatnonzero((cv2.bitwise_not(inside) & roi).ravel())
+    labels = np.zeros(l_f.size, np.uint8)
+    if cand.size == 0:
+        return labels.reshape(l_f.shape)
+    lf = l_f.ravel()[cand].astype(np.float32) + 6.0
+    dark = lf / (l_lo.ravel()[cand].astype(np.float32) * gain + 6.0)
+    bright = lf / (l_hi.ravel()[cand].astype(np.float32) * gain + 6.0)
+    fa = a_f.ravel()[cand].astype(np.int16)
+    fb = b_f.ravel()[cand].astype(np.int16)
+    ea = np.maximum(np.maximum(fa - a_hi.ravel()[cand], a_lo.ravel()[cand] - fa), 0)
+    eb = np.maximum(np.maximum(fb - b_hi.ravel()[cand], b_lo.ravel()[cand] - fb), 0)
+    chroma = np.sqrt((ea * ea + eb * eb).astype(np.float32))
+    d_tray = tray_distance(dark, bright, chroma, test)
+    q = (work.reshape(-1, 3)[cand] >> 3).astype(np.int32)
+    codes = (q[:, 0] << 10) | (q[:, 1] << 5) | q[:, 2]
+    ones = np.ones(cand.size, np.uint8)
+    labels[cand] = label_pixels(d_tray, lut_class[codes] + 1, lut_dist[codes], ones, max_colour)
+    return labels.reshape(l_f.shape)
+
+
+def majority(labels: np.ndarray, classes: Sequence[int], k: int = 5) -> np.ndarray:
+    """Majority vote of labels in a k x k window: removes speckle and fills highlight holes.
+
+    Computed only around labelled pixels (the tray is the majority elsewhere by construction).
+    """
+    x, y, w, h = cv2.boundingRect((labels != TRAY).view(np.uint8))
+    if w == 0:
+        return labels
+    pad = k
+    x0, y0 = max(0, x - pad), max(0, y - pad)
+    x1, y1 = min(labels.shape[1], x + w + pad), min(labels.shape[0], y + h + pad)
+    crop = labels[y0:y1, x0:x1]
+    best = np.zeros(crop.shape, np.uint8)
+    out_crop = np.zeros(crop.shape, np.uint8)
+    for c in classes:
+        votes = cv2.boxFilter((crop == c).view(np.uint8), -1, (k, k), normalize=False)
+        win = votes > best
+        out_crop[win] = c
+        np.maximum(best, votes, out=best)
+    out = labels.copy()
+    out[y0:y1, x0:x1] = out_crop
+    return out

@@ -1,0 +1,230 @@
+"""The calibration profile: what one tray setup looks like, saved as versioned, validated JSON.
+
+A profile is made once by :func:`vision.calibrate` and read by every count, so it is checked on
+load field by field: a hand-edited or stale file fails with one line naming the file and the field
+instead of a traceback deep inside the counter.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import math
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+COLOURS: tuple[str, ...] = ("red", "yellow", "blue", "green", "black", "white")
+"""The cube colours, in the order every count reports them."""
+
+PROFILE_FORMAT = "tabletop-companion/vision-profile"
+PROFILE_VERSION = 1
+
+
+class VisionError(Exception):
+    """A problem a person can fix (a missing file, a bad profile), told in one line."""
+
+
+@dataclass(frozen=True)
+class ColourModel:
+    """One cube colour as the camera sees it: a Gaussian in OpenCV's 8-bit Lab space.
+
+    ``area`` is the area in working pixels one cube of this colour covers at the image centre of
+    the area map; ``reliable`` is false when calibration could not tell it from the tray or from
+    another colour, and then every count asks for review.
+    """
+
+    name: str
+    mean: tuple[float, float, float]
+    cov: tuple[tuple[float, float, float], ...]
+    area: float
+    reliable: bool
+    tray_separation: float
+    colour_separation: float
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Profile:
+    """Everything the counter needs about one setup; image data is stored at working scale."""
+
+    image_size: tuple[int, int]
+    scale: float
+    background_png: str
+    roi: tuple[tuple[int, int], ...]
+    ratio_range: tuple[float, float]
+    chroma_limit: float
+    area_poly: tuple[float, ...]
+    colours: tuple[ColourModel, ...]
+    version: int = PROFILE_VERSION
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def work_size(self) -> tuple[int, int]:
+        """Width and height of the working image the counter computes on."""
+        w, h = self.image_size
+        return max(1, round(w * self.scale)), max(1, round(h * self.scale))
+
+    def background(self) -> np.ndarray:
+        """The empty tray at working scale, BGR uint8."""
+        raw = np.frombuffer(base64.b64decode(self.background_png), np.uint8)
+        img = cv2.imdecode(raw, cv2.IMREAD_COLOR)
+        if img is None:
+            raise VisionError("profile background image does not decode")
+        return img
+
+    def colour(self, name: str) -> ColourModel:
+        """The model of one colour by name."""
+        for model in self.colours:
+            if model.name == name:
+                return model
+        raise KeyError(name)
+
+    def to_json(self) -> dict[str, Any]:
+        """A plain dict that :func:`profile_from_json` reads back unchanged."""
+        data = asdict(self)
+        data = {"format": PROFILE_FORMAT, **data}
+        return data
+
+    def save(self, path: str | Path) -> None:
+        """Write the profile as JSON (atomically: a crash never leaves half a file)."""
+        target = Path(path)
+        tmp = target.with_name(target.name + ".tmp")
+        try:
+            tmp.write_text(json.dumps(self.to_json(), indent=1) + "\n", encoding="utf-8")
+            tmp.replace(target)
+        except OSError as exc:
+            raise VisionError(f"{target}: cannot write profile: {exc.strerror or exc}") from exc
+
+
+def encode_background(img: np.ndarray) -> str:
+    """PNG-encode the working-scale background for embedding in JSON."""
+    ok, buf = cv2.imencode(".png", img)
+    if not ok:
+        raise VisionError("cannot encode background image")
+    return base64.b64encode(buf.tobytes()).decode("ascii")
+
+
+def _need(data: dict[str, Any], key: str, kind: type | tuple[type, ...]) -> Any:
+    if key not in data:
+        raise ValueError(f"missing field '{key}'")
+    value = data[key]
+    if isinstance(value, bool) and kind in (int, float, (int, float)):
+        raise ValueError(f"field '{key}' must be a number")
+    if not isinstance(value, kind):
+        raise ValueError(f"field '{key}' has the wrong type")
+    return value
+
+
+def _numbers(value: Any, key: str, n: int | None = None) -> tuple[float, ...]:
+    if not isinstance(value, list) or (n is not None and len(value) != n):
+        raise ValueError(f"field '{key}' must be a list of {n or 'some'} numbers")
+    out = []
+    for v in value:
+        if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):
+            raise ValueError(f"field '{key}' must hold finite numbers")
+        out.append(float(v))
+    return tuple(out)
+
+
+def _colour_from_json(data: Any) -> ColourModel:
+    if not isinstance(data, dict):
+        raise ValueError("each entry of 'colours' must be an object")
+    name = _need(data, "name", str)
+    if name not in COLOURS:
+        raise ValueError(f"unknown colour '{name}'")
+    cov_raw = _need(data, "cov", list)
+    if len(cov_raw) != 3:
+        raise ValueError(f"colour '{name}': 'cov' must be 3x3")
+    cov = tuple(_numbers(row, f"{name}.cov", 3) for row in cov_raw)
+    cov_m = np.array(cov)
+    if not np.allclose(cov_m, cov_m.T, atol=1e-6) or np.linalg.eigvalsh(cov_m).min() <= 0:
+        raise ValueError(f"colour '{name}': 'cov' must be symmetric positive definite")
+    area = float(_need(data, "area", (int, float)))
+    if not area > 0:
+        raise ValueError(f"colour '{name}': 'area' must be positive")
+    return ColourModel(
+        name=name,
+        mean=_numbers(data.get("mean"), f"{name}.mean", 3),  # type: ignore[arg-type]
+        cov=cov,
+        area=area,
+        reliable=bool(_need(data, "reliable", bool)),
+        tray_separation=float(_need(data, "tray_separation", (int, float))),
+        colour_separation=float(_need(data, "colour_separation", (int, float))),
+        note=str(data.get("note", "")),
+    )
+
+
+def profile_from_json(data: Any) -> Profile:
+    """Validate a decoded JSON document and build the profile; ``ValueError`` says what is wrong."""
+    if not isinstance(data, dict):
+        raise ValueError("top level must be an object")
+    if data.get("format") != PROFILE_FORMAT:
+        raise ValueError(f"not a vision profile (format must be '{PROFILE_FORMAT}')")
+    version = _need(data, "version", int)
+    if version != PROFILE_VERSION:
+        raise ValueError(f"profile version {version} is not supported (expected {PROFILE_VERSION})")
+    size = _numbers(data.get("image_size"), "image_size", 2)
+    if min(size) < 16 or any(v != int(v) for v in size):
+        raise ValueError("field 'image_size' must be two whole numbers >= 16")
+    scale = float(_need(data, "scale", (int, float)))
+    if not 0.05 <= scale <= 1.0:
+        raise ValueError("field 'scale' must be between 0.05 and 1")
+    roi_raw = _need(data, "roi", list)
+    roi = tuple(tuple(int(v) for v in _numbers(p, "roi", 2)) for p in roi_raw)
+    if len(roi) < 3:
+        raise ValueError("field 'roi' must be a polygon of at least 3 points")
+    lo, hi = _numbers(data.get("ratio_range"), "ratio_range", 2)
+    if not 0 < lo < 1 < hi:
+        raise ValueError("field 'ratio_range' must satisfy 0 < low < 1 < high")
+    chroma = float(_need(data, "chroma_limit", (int, float)))
+    if not chroma > 0:
+        raise ValueError("field 'chroma_limit' must be positive")
+    poly = _numbers(data.get("area_poly"), "area_poly", 6)
+    colours = tuple(_colour_from_json(c) for c in _need(data, "colours", list))
+    if sorted(c.name for c in colours) != sorted(COLOURS):
+        raise ValueError(f"field 'colours' must describe each of {', '.join(COLOURS)} once")
+    meta = data.get("meta", {})
+    if not isinstance(meta, dict):
+        raise ValueError("field 'meta' must be an object")
+    profile = Profile(
+        image_size=(int(size[0]), int(size[1])),
+        scale=scale,
+        background_png=_need(data, "background_png", str),
+        roi=roi,  # type: ignore[arg-type]
+        ratio_range=(lo, hi),
+        chroma_limit=chroma,
+        area_poly=poly,
+        colours=colours,
+        version=version,
+        meta=meta,
+    )
+    try:
+        bg = profile.background()
+    except (VisionError, ValueError) as exc:
+        raise ValueError("field 'background_png' is not a PNG image") from exc
+    if (bg.shape[1], bg.shape[0]) != profile.work_size:
+        raise ValueError("field 'background_png' does not match image_size x scale")
+    return profile
+
+
+def load_profile(path: str | Path) -> Profile:
+    """Read and validate a profile file; any problem is a :class:`VisionError` naming the file."""
+    source = Path(path)
+    try:
+        text = source.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise VisionError(f"{source}: cannot read profile: {exc.strerror or exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise VisionError(f"{source}: not a profile (not UTF-8 text)") from exc
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise VisionError(f"{source}: not valid JSON (line {exc.lineno}: {exc.msg})") from exc
+    try:
+        return profile_from_json(data)
+    except (ValueError, TypeError) as exc:
+        raise VisionError(f"{source}: invalid profile: {exc}") from exc

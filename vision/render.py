@@ -1,0 +1,771 @@
+"""Synthetic tray photos with exact ground truth (numpy + OpenCV only).
+
+Used three ways: tests and robustness measurements over conditions no sample covers, the product's
+simulation mode (the simulated tower renders a photo that the real counter reads), and calibration
+sets for setups nobody photographed. The model is simple and explicit: a pinhole camera (tilt,
+focal length), a tray (floor texture, walls, a shift), cubes as boxes (any pose, painter's order),
+lights with soft floor shadows and specular highlights, then exposure, colour cast, vignette, blur,
+noise and JPEG. Units are millimetres; the floor's centre is the origin, z points up.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import cv2
+import numpy as np
+
+from vision.profile import COLOURS
+
+PAINTS: dict[str, tuple[float, float, float]] = {
+    "red": (0.72, 0.11, 0.09),
+    "yellow": (0.95, 0.78, 0.15),
+    "blue": (0.11, 0.28, 0.66),
+    "green": (0.14, 0.5, 0.22),
+    "black": (0.075, 0.07, 0.07),
+    "white": (0.92, 0.91, 0.87),
+}
+"""Cube paint as sRGB 0..1 (red, green, blue)."""
+
+
+@dataclass(frozen=True)
+class Light:
+    """A distant light: direction (azimuth, elevation in degrees), strength, colour, shadow."""
+
+    azim: float = 30.0
+    elev: float = 60.0
+    intensity: float = 0.6
+    colour: tuple[float, float, float] = (1.0, 1.0, 1.0)
+    shadow: float = 0.6
+    penumbra_mm: float = 1.5
+    spec: float = 0.08
+
+
+@dataclass(frozen=True)
+class Setup:
+    """One camera, tray and light arrangement."""
+
+    size: tuple[int, int] = (1280, 960)
+    cam_height_mm: float = 400.0
+    px_per_mm: float = 3.9
+    tilt_deg: float = 0.0
+    tilt_azim_deg: float = 0.0
+    tray_mm: tuple[float, float] = (240.0, 180.0)
+    wall_mm: float = 22.0
+    wall_thick_mm: float = 8.0
+    floor_rgb: tuple[float, float, float] = (0.5, 0.5, 0.5)
+    floor_texture: str = "plain"
+    wall_rgb: tuple[float, float, float] = (0.42, 0.42, 0.43)
+    table_rgb: tuple[float, float, float] = (0.2, 0.2, 0.21)
+    lights: tuple[Light, ...] = (
+        Light(30, 62, 0.3, shadow=0.5),
+        Light(120, 62, 0.3, shadow=0.5),
+        Light(210, 62, 0.3, shadow=0.5),
+        Light(300, 62, 0.3, shadow=0.5),
+    )
+    ambient: float = 0.45
+    exposure: float = 1.0
+    cast: tuple[float, float, float] = (1.0, 1.0, 1.0)
+    vignette: float = 0.12
+    blur_px: float = 0.7
+    read_noise: float = 1.5
+    shot_noise: float = 0.04
+    jpeg: int | None = 90
+    cube_mm: float = 10.0
+    cube_variation: float = 0.04
+    bevel: float = 0.07
+    grain: float = 0.08
+    paints: dict[str, tuple[float, float, float]] = field(default_factory=lambda: dict(PAINTS))
+    tray_shift_mm: tuple[float, float] = (0.0, 0.0)
+    tray_rot_deg: float = 0.0
+
+
+@dataclass(frozen=True)
+class Cube:
+    """One cube: colour, centre (mm), rotation (3x3, body to world) and edge length (mm)."""
+
+    colour: str
+    centre: tuple[float, float, float]
+    rotation: tuple[tuple[float, float, float], ...]
+    edge: float
+    pose: str = "flat"
+
+
+@dataclass(frozen=True)
+class Truth:
+    """Exact ground truth of a rendered photo."""
+
+    counts: dict[str, int]
+    cubes: tuple[dict[str, Any], ...]
+    hard: bool
+
+    def to_json(self) -> dict[str, Any]:
+        """The layout of the shared samples' ``NNN.json``."""
+        return {
+            "counts": dict(self.counts),
+            "total": sum(self.counts.values()),
+            "hard": self.hard,
+            "cubes": list(self.cubes),
+        }
+
+
+# --- geometry -------------------------------------------------------------------------------
+
+
+def _rot_z(a: float) -> np.ndarray:
+    c, s = math.cos(a), math.sin(a)
+    return np.array([[c, -s, 0], [s, c, 0], [0, 0, 1]])
+
+
+def _rot_x(a: float) -> np.ndarray:
+    c, s = math.cos(a), math.sin(a)
+    return np.array([[1, 0, 0], [0, c, -s], [0, s, c]])
+
+
+def _rot_y(a: float) -> np.ndarray:
+    c, s = math.cos(a), math.sin(a)
+    return np.array([[c, 0, s], [0, 1, 0], [-s, 0, c]])
+
+
+_CORNERS = np.array([[x, y, z] for x in (-0.5, 0.5) for y in (-0.5, 0.5) for z in (-0.5, 0.5)])
+_FACES = (  # corner indices in order around each face, and the outward normal
+    ((0, 1, 3, 2), (-1, 0, 0)),
+    ((4, 6, 7, 5), (1, 0, 0)),
+    ((0, 4, 5, 1), (0, -1, 0)),
+    ((2, 3, 7, 6), (0, 1, 0)),
+    ((0, 2, 6, 4), (0, 0, -1)),
+    ((1, 5, 7, 3), (0, 0, 1)),
+)
+
+
+class Camera:
+    """Pinhole camera looking at the floor's centre from ``cam_height_mm``, optionally tilted."""
+
+    def __init__(self, setup: Setup) -> None:
+        w, h = setup.size
+        t, az = math.radians(setup.tilt_deg), math.radians(setup.tilt_azim_deg)
+        d = setup.cam_height_mm
+        self.pos = np.array(
+            [d * math.sin(t) * math.cos(az), d * math.sin(t) * math.sin(az), d * math.cos(t)]
+        )
+        fwd = -self.pos / np.linalg.norm(self.pos)
+        right = np.array([1.0, 0.0, 0.0]) - fwd * fwd[0]
+        right /= np.linalg.norm(right)
+        down = np.cross(fwd, right)
+        self.rot = np.stack([right, down, fwd])
+        self.f = setup.px_per_mm * d
+        self.c = np.array([w / 2, h / 2])
+
+    def project(self, pts: np.ndarray) -> np.ndarray:
+        """World points (N x 3, mm) to pixel coordinates (N x 2)."""
+        pc = (np.asarray(pts, np.float64) - self.pos) @ self.rot.T
+        return pc[:, :2] / pc[:, 2:3] * self.f + self.c
+
+    def depth(self, pts: np.ndarray) -> np.ndarray:
+        """Distance along the view axis (for painter's order)."""
+        return ((np.asarray(pts, np.float64) - self.pos) @ self.rot.T)[:, 2]
+
+
+def _tray_transform(setup: Setup) -> tuple[np.ndarray, np.ndarray]:
+    """Rotation (2x2) and shift of the tray relative to where the camera expects it."""
+    a = math.radians(setup.tray_rot_deg)
+    return np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]]), np.array(
+        setup.tray_shift_mm
+    )
+
+
+def _to_world(setup: Setup, pts: np.ndarray) -> np.ndarray:
+    """Tray coordinates (N x 3) to world coordinates (applies the tray's shift)."""
+    rot, shift = _tray_transform(setup)
+    out = np.array(pts, np.float64)
+    out[:, :2] = out[:, :2] @ rot.T + shift
+    return out
+
+
+def cube_corners(cube: Cube) -> np.ndarray:
+    """The 8 corners of a cube in tray coordinates."""
+    return _CORNERS * cube.edge @ np.array(cube.rotation).T + np.array(cube.centre)
+
+
+# --- textures -------------------------------------------------------------------------------
+
+
+def _noise(rng: np.random.Generator, shape: tuple[int, int], scale: float) -> np.ndarray:
+    """Smooth value noise in about [-1, 1] (blurred white noise)."""
+    small = rng.standard_normal(
+        (max(2, int(shape[0] / scale)), max(2, int(shape[1] / scale)))
+    ).astype(np.float32)
+    big = cv2.resize(small, (shape[1], shape[0]), interpolation=cv2.INTER_CUBIC)
+    return big / max(1e-6, float(np.abs(big).max()))
+
+
+def _wood(
+    rng: np.random.Generator, shape: tuple[int, int], strength: float, period: float
+) -> np.ndarray:
+    """Multiplicative wood-grain pattern around 1 (stripes bent by low-frequency noise)."""
+    h, w = shape
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    a = rng.uniform(0, math.pi)
+    along = xx * math.cos(a) + yy * math.sin(a)
+    across = -xx * math.sin(a) + yy * math.cos(a)
+    warp = _noise(rng, shape, max(4.0, min(h, w) / 3)) * period * 1.5
+    phase = (across + warp) / period * 2 * math.pi + 0.15 * np.sin(along / (period * 7))
+    stripes = 0.5 + 0.5 * np.sin(phase) ** 3
+    fine = rng.standard_normal(shape).astype(np.float32) * 0.25
+    return 1.0 + strength * (stripes - 0.5 + fine * 0.5)
+
+
+def _lin(rgb: Sequence[float]) -> np.ndarray:
+    return np.power(np.asarray(rgb, np.float32), 2.2)
+
+
+# --- rendering ------------------------------------------------------------------------------
+
+
+def _light_dirs(setup: Setup) -> list[np.ndarray]:
+    out = []
+    for light in setup.lights:
+        az, el = math.radians(light.azim), math.radians(light.elev)
+        out.append(
+            np.array([math.cos(el) * math.cos(az), math.cos(el) * math.sin(az), math.sin(el)])
+        )
+    return out
+
+
+def _shade(
+    setup: Setup, normal: np.ndarray, view: np.ndarray, albedo: np.ndarray, spec_scale: float = 1.0
+) -> np.ndarray:
+    """Linear RGB radiance of a flat face: ambient + diffuse + a little specular."""
+    out = albedo * setup.ambient
+    for light, ldir in zip(setup.lights, _light_dirs(setup), strict=True):
+        col = np.asarray(light.colour, np.float32) * light.intensity
+        diff = max(0.0, float(normal @ ldir))
+        half = ldir + view
+        half /= np.linalg.norm(half)
+        spec = light.spec * spec_scale * max(0.0, float(normal @ half)) ** 14
+        out = out + col * (albedo * diff + spec)
+    return out
+
+
+class _Canvas:
+    """A linear-RGB float image plus an id buffer, painted back to front."""
+
+    def __init__(self, setup: Setup) -> None:
+        w, h = setup.size
+        self.rgb = np.zeros((h, w, 3), np.float32)
+        self.ids = np.full((h, w), -1, np.int32)
+
+    def paint(
+        self, img: np.ndarray, alpha: np.ndarray, box: tuple[int, int, int, int], ident: int
+    ) -> None:
+        x, y, w, h = box
+        region = self.rgb[y : y + h, x : x + w]
+        a = alpha[..., None]
+        region[:] = region * (1 - a) + img * a
+        self.ids[y : y + h, x : x + w][alpha > 0.5] = ident
+
+
+def _warp_tile(
+    tile: np.ndarray, quad: np.ndarray, size: tuple[int, int]
+) -> tuple[np.ndarray, np.ndarray, tuple[int, int, int, int]] | None:
+    """Warp a square tile onto an image quad; returns the patch, its coverage and its box."""
+    w, h = size
+    x0, y0 = np.floor(quad.min(0)).astype(int) - 1
+    x1, y1 = np.ceil(quad.max(0)).astype(int) + 2
+    x0, y0, x1, y1 = max(0, x0), max(0, y0), min(w, x1), min(h, y1)
+    if x1 - x0 < 2 or y1 - y0 < 2:
+        return None
+    n = tile.shape[0]
+    src = np.array([[0, 0], [n, 0], [n, n], [0, n]], np.float32)
+    m = cv2.getPerspectiveTransform(src, (quad - [x0, y0]).astype(np.float32))
+    patch = cv2.warpPerspective(
+        tile, m, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+    )
+    cover = cv2.warpPerspective(
+        np.ones((n, n), np.float32),
+        m,
+        (x1 - x0, y1 - y0),
+        flags=cv2.INTER_LINEAR,
+        borderMode=cv2.BORDER_CONSTANT,
+    )
+    return patch, cover, (x0, y0, x1 - x0, y1 - y0)
+
+
+def _face_tile(
+    setup: Setup, rng: np.random.Generator, radiance: np.ndarray, n: int = 40
+) -> np.ndarray:
+    """A face's texture: grain and a darker bevel along its border (the seam between cubes)."""
+    grain = (
+        _wood(rng, (n, n), setup.grain * 2.0, rng.uniform(2.5, 5.0))
+        if setup.grain > 0
+        else np.ones((n, n), np.float32)
+    )
+    yy, xx = np.mgrid[0:n, 0:n].astype(np.float32) + 0.5
+    edge = np.minimum(np.minimum(xx, n - xx), np.minimum(yy, n - yy)) / n
+    bevel = np.clip(edge / max(1e-3, setup.bevel), 0, 1) * 0.35 + 0.65
+    return radiance[None, None, :] * (grain * bevel)[..., None]
+
+
+def render(setup: Setup, cubes: Sequence[Cube], seed: int = 0) -> tuple[np.ndarray, Truth]:
+    """Render a tray holding ``cubes``; returns a BGR uint8 photo and its ground truth."""
+    rng = np.random.default_rng(seed)
+    cam = Camera(setup)
+    w, h = setup.size
+    canvas = _Canvas(setup)
+    tw, th = setup.tray_mm
+    shade_floor = np.full((h, w), setup.ambient, np.float32)
+    light_floor = np.zeros((h, w, 3), np.float32)
+    # Table, tray floor (textured, through the floor homography), tray walls.
+    table = _lin(setup.table_rgb) * (
+        setup.ambient + sum(li.intensity * math.sin(math.radians(li.elev)) for li in setup.lights)
+    )
+    canvas.rgb[:] = table * (1 + 0.05 * _noise(rng, (h, w), 40.0))[..., None]
+    mm_px = 0.5
+    tex_w, tex_h = (
+        int((tw + 2 * setup.wall_thick_mm) / mm_px),
+        int((th + 2 * setup.wall_thick_mm) / mm_px),
+    )
+    albedo = np.ones((tex_h, tex_w, 3), np.float32) * _lin(setup.floor_rgb)
+    if setup.floor_texture == "wood":
+        albedo *= _wood(rng, (tex_h, tex_w), 0.18, rng.uniform(5, 9))[..., None]
+    elif setup.floor_texture == "felt":
+        albedo *= (
+            1
+            + 0.08 * _noise(rng, (tex_h, tex_w), 3.0)
+            + 0.03 * rng.standard_normal((tex_h, tex_w)).astype(np.float32)
+        )[..., None]
+    else:
+        albedo *= (1 + 0.02 * _noise(rng, (tex_h, tex_w), 20.0))[..., None]
+    origin = np.array([-tw / 2 - setup.wall_thick_mm, th / 2 + setup.wall_thick_mm])
+    # The floor texture's own frame moves with the tray: compose the tray motion into it.
+    src = np.array([[0, 0], [tex_w, 0], [tex_w, tex_h], [0, tex_h]], np.float32)
+    corners_t = np.array([[origin[0] + x * mm_px, origin[1] - y * mm_px, 0.0] for x, y in src])
+    dst = cam.project(_to_world(setup, corners_t)).astype(np.float32)
+    hom = cv2.getPerspectiveTransform(src, dst)
+    floor_img = cv2.warpPerspective(
+        albedo, hom, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT
+    )
+    floor_cov = cv2.warpPerspective(
+        np.ones((tex_h, tex_w), np.float32), hom, (w, h), flags=cv2.INTER_LINEAR
+    )
+    inner = np.array(
+        [[-tw / 2, -th / 2, 0], [tw / 2, -th / 2, 0], [tw / 2, th / 2, 0], [-tw / 2, th / 2, 0]]
+    )
+    floor_mask = np.zeros((h, w), np.uint8)
+    cv2.fillConvexPoly(
+        floor_mask,
+        np.round(cam.project(_to_world(setup, inner)) * 16).astype(np.int32),
+        255,
+        cv2.LINE_AA,
+        4,
+    )
+    # Shadows of the cubes on the floor, one soft mask per light.
+    for light, ldir in zip(setup.lights, _light_dirs(setup), strict=True):
+        mask = np.zeros((h, w), np.float32)
+        if light.shadow > 0:
+            for cube in cubes:
+                pts = cube_corners(cube)
+                flat = pts - ldir[None, :] * (pts[:, 2:3] / ldir[2])
+                img_pts = cam.project(_to_world(setup, flat))
+                hull = cv2.convexHull(np.round(img_pts * 16).astype(np.int32))
+                cv2.fillConvexPoly(mask, hull, 1.0, cv2.LINE_AA, 4)
+            sigma = max(0.5, light.penumbra_mm * setup.px_per_mm)
+            mask = cv2.GaussianBlur(mask, (0, 0), sigma)
+        lit = (
+            light.intensity
+            * max(0.0, math.sin(math.radians(light.elev)))
+            * (1 - light.shadow * np.clip(mask, 0, 1))
+        )
+        light_floor += lit[..., None] * np.asarray(light.colour, np.float32)
+    # Contact darkening (ambient occlusion) right around each cube's footprint.
+    ao = np.zeros((h, w), np.float32)
+    for cube in cubes:
+        pts = cube_corners(cube)
+        low = pts[pts[:, 2] < cube.centre[2]]
+        foot = cam.project(_to_world(setup, np.c_[low[:, :2], np.zeros(len(low))]))
+        cv2.fillConvexPoly(ao, cv2.convexHull(np.round(foot).astype(np.int32)), 1.0)
+    ao = cv2.GaussianBlur(ao, (0, 0), setup.cube_mm * setup.px_per_mm * 0.25)
+    shade_floor = shade_floor * (1 - 0.4 * np.clip(ao, 0, 1))
+    floor_rgb = floor_img * (shade_floor[..., None] + light_floor)
+    a = (floor_cov * (floor_mask / 255.0))[..., None]
+    canvas.rgb = canvas.rgb * (1 - a) + floor_rgb * a
+    _draw_walls(setup, cam, canvas, rng)
+    # Cubes, back to front.
+    order = sorted(
+        range(len(cubes)),
+        key=lambda i: -float(cam.depth(_to_world(setup, np.array([cubes[i].centre])))[0]),
+    )
+    alone = np.zeros(len(cubes))
+    for i in order:
+        alone[i] = _draw_cube(setup, cam, canvas, rng, cubes[i], i)
+    visible = np.bincount(canvas.ids[canvas.ids >= 0].ravel(), minlength=len(cubes))
+    img = _finish(setup, canvas.rgb, rng)
+    truth = _truth(setup, cam, cubes, visible, alone)
+    return img, truth
+
+
+def _draw_walls(setup: Setup, cam: Camera, canvas: _Canvas, rng: np.random.Generator) -> None:
+    """The inner wall faces and the wall tops, flat-shaded, where they face the camera."""
+    tw, th = setup.tray_mm
+    hgt, t = setup.wall_mm, setup.wall_thick_mm
+    albedo = _lin(setup.wall_rgb)
+    x0, x1, y0, y1 = -tw / 2, tw / 2, -th / 2, th / 2
+    quads = [
+        ([[x0, y0, 0], [x0, y1, 0], [x0, y1, hgt], [x0, y0, hgt]], (1, 0, 0)),
+        ([[x1, y1, 0], [x1, y0, 0], [x1, y0, hgt], [x1, y1, hgt]], (-1, 0, 0)),
+        ([[x1, y0, 0], [x0, y0, 0], [x0, y0, hgt], [x1, y0, hgt]], (0, 1, 0)),
+        ([[x0, y1, 0], [x1, y1, 0], [x1, y1, hgt], [x0, y1, hgt]], (0, -1, 0)),
+    ]
+    tops = [
+        [[x0 - t, y0 - t, hgt], [x1 + t, y0 - t, hgt], [x1 + t, y0, hgt], [x0 - t, y0, hgt]],
+        [[x0 - t, y1, hgt], [x1 + t, y1, hgt], [x1 + t, y1 + t, hgt], [x0 - t, y1 + t, hgt]],
+        [[x0 - t, y0, hgt], [x0, y0, hgt], [x0, y1, hgt], [x0 - t, y1, hgt]],
+        [[x1, y0, hgt], [x1 + t, y0, hgt], [x1 + t, y1, hgt], [x1, y1, hgt]],
+    ]
+    rot, _ = _tray_transform(setup)
+    for pts, normal in [(q, n) for q, n in quads] + [(q, (0, 0, 1)) for q in tops]:
+        world = _to_world(setup, np.array(pts, np.float64))
+        n3 = np.array([*(rot @ np.array(normal[:2], np.float64)), normal[2]])
+        centre = world.mean(0)
+        view = cam.pos - centre
+        view /= np.linalg.norm(view)
+        if n3 @ view <= 0:
+            continue
+        rad = _shade(setup, n3, view, albedo, 0.3) * (0.75 if normal[2] == 0 else 1.0)
+        pts = np.round(cam.project(world) * 16).astype(np.int32)
+        cv2.fillConvexPoly(canvas.rgb, pts, tuple(float(v) for v in rad), cv2.LINE_8, 4)
+
+
+def _draw_cube(
+    setup: Setup, cam: Camera, canvas: _Canvas, rng: np.random.Generator, cube: Cube, ident: int
+) -> float:
+    """Paint a cube's visible faces; returns how many pixels it covers alone."""
+    corners = _to_world(setup, cube_corners(cube))
+    rot_t, _ = _tray_transform(setup)
+    r3 = np.eye(3)
+    r3[:2, :2] = rot_t
+    body = r3 @ np.array(cube.rotation)
+    img = cam.project(corners)
+    albedo = _lin(setup.paints[cube.colour])
+    faces = []
+    for idx, normal in _FACES:
+        n = body @ np.array(normal, np.float64)
+        centre = corners[list(idx)].mean(0)
+        view = cam.pos - centre
+        view /= np.linalg.norm(view)
+        if n @ view <= 1e-6:
+            continue
+        faces.append((idx, n, view))
+    alone = cv2.contourArea(cv2.convexHull(img.astype(np.float32)))
+    for idx, n, view in faces:
+        rad = _shade(setup, n, view, albedo)
+        tile = _face_tile(setup, rng, rad.astype(np.float32))
+        got = _warp_tile(tile, img[list(idx)], setup.size)
+        if got is None:
+            continue
+        patch, cover, box = got
+        canvas.paint(patch, cover, box, ident)
+    return float(alone)
+
+
+def _finish(setup: Setup, rgb: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Camera: exposure, colour cast, vignette, blur, noise, gamma, JPEG."""
+    h, w = rgb.shape[:2]
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    r2 = ((xx - w / 2) ** 2 + (yy - h / 2) ** 2) / ((w / 2) ** 2 + (h / 2) ** 2)
+    out = (
+        rgb
+        * (setup.exposure * (1 - setup.vignette * r2))[..., None]
+        * np.asarray(setup.cast, np.float32)
+    )
+    if setup.blur_px > 0:
+        out = cv2.GaussianBlur(out, (0, 0), setup.blur_px)
+    gamma = (np.power(np.linspace(0, 1, 4096, dtype=np.float32), 1 / 2.2) * 255.0).astype(
+        np.float32
+    )
+    srgb = gamma[np.clip(np.nan_to_num(out) * 4095.0, 0, 4095).astype(np.uint16)]
+    noise = rng.standard_normal(srgb.shape).astype(np.float32)
+    srgb = srgb + noise * np.sqrt(setup.read_noise**2 + (setup.shot_noise**2) * srgb * 2.0)
+    bgr = np.clip(srgb[..., ::-1], 0, 255).astype(np.uint8)
+    if setup.jpeg:
+        _, buf = cv2.imencode(".jpg", bgr, [cv2.IMWRITE_JPEG_QUALITY, int(setup.jpeg)])
+        bgr = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    return bgr
+
+
+def _truth(
+    setup: Setup, cam: Camera, cubes: Sequence[Cube], visible: np.ndarray, alone: np.ndarray
+) -> Truth:
+    counts = {c: 0 for c in COLOURS}
+    out = []
+    hard = False
+    for i, cube in enumerate(cubes):
+        counts[cube.colour] += 1
+        centre = cam.project(_to_world(setup, np.array([cube.centre])))[0]
+        frac = float(min(1.0, visible[i] / alone[i])) if alone[i] > 0 else 0.0
+        hard = hard or frac < 0.6
+        out.append(
+            {
+                "color": cube.colour,
+                "center_px": [round(float(centre[0]), 1), round(float(centre[1]), 1)],
+                "visible_fraction": round(frac, 4),
+                "pose": cube.pose,
+            }
+        )
+    return Truth(counts, tuple(out), hard)
+
+
+# --- drops ----------------------------------------------------------------------------------
+
+
+def pose_rotation(rng: np.random.Generator, pose: str) -> tuple[np.ndarray, float]:
+    """A rotation for a resting pose and the height of the cube's centre (in edges)."""
+    yaw = _rot_z(rng.uniform(0, 2 * math.pi))
+    if pose == "edge":
+        return yaw @ _rot_x(math.radians(rng.uniform(30, 45))), math.sqrt(2) / 2
+    if pose == "corner":
+        tilt = _rot_x(math.radians(45)) @ _rot_y(math.atan(1 / math.sqrt(2)))
+        r = yaw @ tilt
+        return r, float(np.abs(_CORNERS @ r.T)[:, 2].max())
+    if pose == "lean":
+        r = yaw @ _rot_x(math.radians(rng.uniform(12, 28)))
+        return r, float(np.abs(_CORNERS @ r.T)[:, 2].max())
+    return yaw, 0.5
+
+
+def make_cube(
+    setup: Setup,
+    rng: np.random.Generator,
+    colour: str,
+    x: float,
+    y: float,
+    pose: str = "flat",
+    z_base: float = 0.0,
+) -> Cube:
+    """A cube of ``colour`` resting at (x, y) on a surface at height ``z_base``."""
+    edge = setup.cube_mm * (1 + rng.uniform(-setup.cube_variation, setup.cube_variation))
+    rot, hz = pose_rotation(rng, pose)
+    return Cube(
+        colour, (x, y, z_base + hz * edge), tuple(tuple(r) for r in rot.tolist()), edge, pose
+    )
+
+
+def _free(placed: list[tuple[float, float, float]], x: float, y: float, r: float) -> bool:
+    return all((x - px) ** 2 + (y - py) ** 2 >= (r + pr) ** 2 for px, py, pr in placed)
+
+
+def random_drop(
+    setup: Setup,
+    rng: np.random.Generator,
+    counts: dict[str, int],
+    style: str = "scatter",
+    tilted: float = 0.1,
+    stacked: float = 0.0,
+) -> list[Cube]:
+    """Cubes for a drop: ``scatter`` (apart), ``cluster`` (touching piles), ``rows`` (flush rows
+    and 2x2 blocks). ``tilted`` is the share on an edge, a corner or leaning; ``stacked`` the share
+    lying on another cube."""
+    colours = [c for c, n in counts.items() for _ in range(n)]
+    rng.shuffle(colours)
+    tw, th = setup.tray_mm
+    e = setup.cube_mm
+    margin = e * 0.9
+    placed: list[tuple[float, float, float]] = []
+    cubes: list[Cube] = []
+    centres = [
+        (rng.uniform(-tw / 2 + 3 * e, tw / 2 - 3 * e), rng.uniform(-th / 2 + 3 * e, th / 2 - 3 * e))
+        for _ in range(1 + len(colours) // 8)
+    ]
+    i = 0
+    while i < len(colours):
+        colour = colours[i]
+        pose = "flat"
+        if rng.random() < tilted:
+            pose = str(rng.choice(["edge", "corner", "lean"], p=[0.5, 0.15, 0.35]))
+        if style == "rows" and i + 1 < len(colours) and rng.random() < 0.7:
+            block = int(rng.choice([2, 3, 4]))
+            group = colours[i : i + block]
+            yaw = rng.uniform(0, 2 * math.pi)
+            for _ in range(200):
+                cx, cy = (
+                    rng.uniform(-tw / 2 + 2 * e, tw / 2 - 2 * e),
+                    rng.uniform(-th / 2 + 2 * e, th / 2 - 2 * e),
+                )
+                if _free(placed, cx, cy, e * 1.5):
+                    break
+            offsets = (
+                [(0, 0), (1, 0), (0, 1), (1, 1)] if block == 4 else [(k, 0) for k in range(block)]
+            )
+            gap = e * (1.0 + rng.uniform(0.0, 0.04))
+            for col, (ox, oy) in zip(group, offsets, strict=False):
+                dx = (ox - 0.5) * gap
+                dy = (oy - 0.5 * (block == 4)) * gap
+                x = cx + dx * math.cos(yaw) - dy * math.sin(yaw)
+                y = cy + dx * math.sin(yaw) + dy * math.cos(yaw)
+                edge = e * (1 + rng.uniform(-setup.cube_variation, setup.cube_variation))
+                rot = _rot_z(yaw + rng.uniform(-0.03, 0.03))
+                cubes.append(
+                    Cube(col, (x, y, edge / 2), tuple(tuple(r) for r in rot.tolist()), edge, "flat")
+                )
+                placed.append((x, y, e * 0.72))
+            i += len(group)
+            continue
+        if cubes and rng.random() < stacked:
+            base = cubes[int(rng.integers(len(cubes)))]
+            if base.pose == "flat" and base.centre[2] < e:
+                off = rng.uniform(-0.35, 0.35, 2) * e
+                cubes.append(
+                    make_cube(
+                        setup,
+                        rng,
+                        colour,
+                        base.centre[0] + off[0],
+                        base.centre[1] + off[1],
+                        "flat",
+                        base.centre[2] + base.edge / 2,
+                    )
+                )
+                i += 1
+                continue
+        radius = e * (0.72 if pose == "flat" else 0.9)
+        for attempt in range(400):
+            if style == "cluster":
+                cx, cy = centres[int(rng.integers(len(centres)))]
+                # Next to a cube already in the pile (touching), or at the pile's centre.
+                near = [
+                    c
+                    for c in cubes
+                    if (c.centre[0] - cx) ** 2 + (c.centre[1] - cy) ** 2 < (6 * e) ** 2
+                ]
+                if near and attempt < 300:
+                    anchor = near[int(rng.integers(len(near)))]
+                    ang = rng.uniform(0, 2 * math.pi)
+                    dist = (
+                        e
+                        * rng.uniform(0.95, 1.25)
+                        * (1.2 if pose != "flat" or anchor.pose != "flat" else 1.0)
+                    )
+                    x, y = (
+                        anchor.centre[0] + dist * math.cos(ang),
+                        anchor.centre[1] + dist * math.sin(ang),
+                    )
+                else:
+                    x, y = (
+                        cx + rng.normal(0, e * (1 + attempt / 50)),
+                        cy + rng.normal(0, e * (1 + attempt / 50)),
+                    )
+                r = radius * 0.66
+            else:
+                x, y = (
+                    rng.uniform(-tw / 2 + margin, tw / 2 - margin),
+                    rng.uniform(-th / 2 + margin, th / 2 - margin),
+                )
+                r = radius * 1.25
+            if abs(x) > tw / 2 - margin or abs(y) > th / 2 - margin:
+                continue
+            if _free(placed, x, y, r):
+                break
+        cubes.append(make_cube(setup, rng, colour, x, y, pose))
+        placed.append((x, y, radius))
+        i += 1
+    return cubes
+
+
+def calibration_set(
+    setup: Setup, seed: int = 0, per_colour: int = 6
+) -> tuple[np.ndarray, list[tuple[str, int, np.ndarray]]]:
+    """An empty tray and one photo per colour of ``per_colour`` cubes set apart, flat."""
+    rng = np.random.default_rng(seed)
+    empty, _ = render(setup, [], seed=seed)
+    shots = []
+    for k, colour in enumerate(COLOURS):
+        cubes = random_drop(setup, rng, {colour: per_colour}, "scatter", tilted=0.0)
+        img, _ = render(setup, cubes, seed=seed + 101 + k)
+        shots.append((colour, per_colour, img))
+    return empty, shots
+
+
+# --- named setups ---------------------------------------------------------------------------
+
+CONDITIONS: dict[str, dict[str, Any]] = {
+    "ring": {},
+    "tilt12": {"tilt_deg": 12.0, "tilt_azim_deg": 35.0},
+    "light-tray": {"floor_rgb": (0.8, 0.78, 0.74), "wall_rgb": (0.7, 0.7, 0.68)},
+    "dark-tray": {
+        "floor_rgb": (0.13, 0.13, 0.14),
+        "wall_rgb": (0.1, 0.1, 0.11),
+        "table_rgb": (0.3, 0.3, 0.3),
+    },
+    "warm-cast": {
+        "cast": (1.18, 1.0, 0.72),
+        "lights": tuple(Light(a, 60, 0.3, (1.0, 0.85, 0.6), 0.5) for a in (30, 120, 210, 300)),
+    },
+    "cool-cast": {"cast": (0.8, 0.97, 1.2)},
+    "dim-noisy": {"exposure": 0.42, "read_noise": 4.5, "shot_noise": 0.12, "blur_px": 0.9},
+    "harsh-light": {
+        "lights": (Light(40, 48, 1.0, shadow=0.85, penumbra_mm=0.6, spec=0.35),),
+        "ambient": 0.22,
+    },
+    "wood-tray": {
+        "floor_rgb": (0.62, 0.45, 0.28),
+        "floor_texture": "wood",
+        "wall_rgb": (0.5, 0.36, 0.22),
+    },
+    "felt-tray": {"floor_rgb": (0.16, 0.38, 0.22), "floor_texture": "felt"},
+    "blur-jpeg": {"blur_px": 1.6, "jpeg": 55},
+    "small-camera": {"size": (640, 480), "px_per_mm": 1.95, "read_noise": 2.5},
+    "wide-lens": {"cam_height_mm": 260.0, "px_per_mm": 3.9},
+}
+"""Setups the counter must handle, as changes to the default (a diffuse ring light over a
+mid-grey tray). Drops in these are counted after calibrating on the same setup; ``shift_mm`` in
+:func:`drop_setup` moves the tray a little between calibration and drop."""
+
+
+def condition(name: str, size: tuple[int, int] | None = None) -> Setup:
+    """A named setup; ``size`` renders it at another resolution (same field of view)."""
+    changes = dict(CONDITIONS[name])
+    setup = replace(Setup(), **changes)
+    if size is not None and size != setup.size:
+        setup = replace(setup, size=size, px_per_mm=setup.px_per_mm * size[0] / setup.size[0])
+    return setup
+
+
+def drop_setup(setup: Setup, rng: np.random.Generator, shift_mm: float = 3.0) -> Setup:
+    """The setup as it is at a later drop: the tray nudged by up to ``shift_mm`` and ~1 degree."""
+    ang = rng.uniform(0, 2 * math.pi)
+    dist = rng.uniform(0, shift_mm)
+    return replace(
+        setup,
+        tray_shift_mm=(dist * math.cos(ang), dist * math.sin(ang)),
+        tray_rot_deg=float(rng.uniform(-1, 1)),
+    )
+
+
+def random_counts(rng: np.random.Generator, total: int) -> dict[str, int]:
+    """``total`` cubes spread over the colours unevenly (a few colours dominate, as in play)."""
+    weights = rng.dirichlet(np.full(len(COLOURS), 0.6))
+    picks = rng.choice(len(COLOURS), size=total, p=weights)
+    return {c: int((picks == i).sum()) for i, c in enumerate(COLOURS)}
+
+
+def render_drop(
+    counts: dict[str, int],
+    setup: Setup | None = None,
+    seed: int = 0,
+    style: str = "cluster",
+) -> tuple[np.ndarray, Truth]:
+    """One simulated tower drop of ``counts`` (what simulation mode shows the real counter).
+
+    Cubes apart lie flat; in piles some lean or tilt, as they do out of a tower.
+    """
+    setup = setup or Setup()
+    for colour, n in counts.items():
+        if colour not in COLOURS or n < 0:
+            raise ValueError(f"bad cube count {colour}={n}")
+    rng = np.random.default_rng(seed)
+    tilted = 0.0 if style == "scatter" else 0.12
+    cubes = random_drop(setup, rng, counts, style, tilted=tilted, stacked=0.0)
+    return render(setup, cubes, seed=seed)
