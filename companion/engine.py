@@ -281,6 +281,11 @@ class Game:
         when the game is waiting for one, else ``None``. Real play gets these from hardware."""
         return None
 
+    def tower_drop(self, state: Any) -> Mapping[str, int] | None:
+        """The cubes by colour the table must put into the cube tower now, while a drop is
+        awaited and not yet reported; ``None`` otherwise. The simulated tower drops these."""
+        return None
+
     def selfplay_setup(self, ais: Sequence[str], seed: int, mode: str | None = None) -> Setup:
         """A setup for a self-play game in which side ``i`` is played by AI level ``ais[i]``."""
         raise NotImplementedError

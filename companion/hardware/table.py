@@ -1,9 +1,11 @@
 """The table's devices wired to the session service: each finished reading becomes a reading of
 the session that is waiting for it.
 
-A reading stands for one of the waiting session's legal commands (a spin for the spinner), so
-the hardware never needs to know the rules: it takes the seat and the name from what the engine
-offers. In simulation the same decoder reads mock pins that a physical model drives.
+A reading stands for one of the waiting session's legal commands (a spin for the spinner, a
+drop's counts for the tower), so the hardware never needs to know the rules: it takes the seat
+and the name from what the engine offers. In simulation the same code runs against simulated
+ends: the spinner decoder reads mock pins that a physical model drives; the serial link talks to
+the firmware's own logic behind a pseudo-terminal; the real counter reads rendered trays.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from companion.session import SessionError, SessionService
 log = logging.getLogger(__name__)
 
 SPIN = "spin"
+REPORT_DROP = "report_drop"
 
 
 class TableError(CompanionError):
@@ -61,9 +64,25 @@ class TableHardware:
         self._factory: Any = None
         self._sim: Any = None
         self._sim_lock = threading.Lock()
+        self.link: Any = None
+        self.pipeline: Any = None
+        self.tower_state = DeviceState("tower", "absent", "not started")
+        self.camera_state = DeviceState("camera", "absent", "not started")
+        self._device: Any = None  # the simulated tower's firmware behind a pty
+        self._cubes: Any = None  # the simulated tower's hidden inventory
+        self._scene: tuple[Any, dict[str, Any]] | None = None
+        self._stop = threading.Event()
+        self._events: threading.Thread | None = None
+        self._calibration: tuple[Any, list[Any]] | None = None
+        self.calibrated = threading.Event()  # the counter is ready (at once on real hardware)
 
     # --- life ---------------------------------------------------------------------------
     def start(self) -> TableHardware:
+        self._start_spinner()
+        self._start_tower()
+        return self
+
+    def _start_spinner(self) -> None:
         spinner_config = self.config.hardware.spinner
         try:
             self._factory = mock_pin_factory() if self.simulate else hardware_pin_factory()
@@ -71,7 +90,7 @@ class TableHardware:
         except SpinnerError as exc:
             self.spinner_state = DeviceState("spinner", "absent", str(exc))
             log.warning("spinner: %s", exc)
-            return self
+            return
         if self.simulate:
             from companion.hardware.sim.spinner import SimulatedSpinner, SpinnerModel
 
@@ -82,9 +101,69 @@ class TableHardware:
         else:
             self.spinner_state = DeviceState("spinner", "real", "GPIO "
                                              f"{self.pins.pi.spinner_a}/{self.pins.pi.spinner_b}")
-        return self
+
+    def _start_tower(self) -> None:
+        import vision
+        from companion.hardware.camera import CameraError, CameraOwner, make_camera
+        from companion.hardware.drops import DropPipeline
+        from companion.hardware.link import TowerLink
+        from vision.annotate import annotate
+
+        hardware = self.config.hardware
+        counter = None
+        scene = None
+        if self.simulate:
+            from companion.hardware.sim.tower import CubeTower
+            from companion.hardware.sim.tower_device import SimulatedTower
+            from vision.render import Setup, calibration_set
+
+            self._device = SimulatedTower(seed=random.randrange(2**32)).start()
+            self._cubes = CubeTower()
+            empty, shots = calibration_set(Setup(), seed=1)
+            self._calibration = (empty, [vision.Sample(c, n, img, f"{c}-{n}")
+                                         for c, n, img in shots])
+            self._scene = (empty, {})
+            scene = self._current_scene
+            self.link = TowerLink(hardware.link, port_finder=self._device.find_port).start()
+            self.tower_state = DeviceState("tower", "simulated", "firmware on a pseudo-terminal")
+        else:
+            self.link = TowerLink(hardware.link).start()
+            self.tower_state = DeviceState("tower", "real", "USB serial")
+            if hardware.camera.profile is not None:
+                try:
+                    counter = vision.Counter(vision.load_profile(hardware.camera.profile))
+                except vision.VisionError as exc:
+                    log.warning("tray profile: %s", exc)
+            self.calibrated.set()
+        try:
+            camera = make_camera("synthetic" if self.simulate else hardware.camera.kind,
+                                 hardware.camera.device, scene=scene)
+            owner = CameraOwner(camera)
+            calibrated = self.simulate or counter is not None
+            self.camera_state = DeviceState("camera", "simulated" if self.simulate else "real",
+                                            camera.name + ("" if calibrated else ", tray not "
+                                                           "calibrated: counts by hand"))
+        except CameraError as exc:
+            owner = None
+            self.camera_state = DeviceState("camera", "absent", str(exc))
+        self.pipeline = DropPipeline(self.service, owner, counter, lights=self._lights,
+                                     annotate=annotate)
+        self._events = threading.Thread(target=self._follow_tower, name="tower-events",
+                                         daemon=True)
+        self._events.start()
 
     def close(self) -> None:
+        self._stop.set()
+        if self._events is not None:
+            self._events.join(timeout=3)
+        if self.pipeline is not None and self.pipeline.camera is not None:
+            self.pipeline.camera.close()
+        if self.link is not None:
+            self.link.close()
+            self.link = None
+        if self._device is not None:
+            self._device.close()
+            self._device = None
         if self.spinner is not None:
             self.spinner.close()
             self.spinner = None
@@ -93,7 +172,17 @@ class TableHardware:
             self._factory = None
 
     def devices(self) -> list[DeviceState]:
-        return [self.spinner_state]
+        out = [self.spinner_state, self.tower_state, self.camera_state]
+        owner = self.pipeline.camera if self.pipeline is not None else None
+        if owner is not None:
+            out[2] = DeviceState("camera", self.camera_state.state,
+                                 f"{self.camera_state.detail} ({owner.state})")
+        if self.link is not None:
+            state = self.link.status()
+            out[1] = DeviceState("tower", self.tower_state.state,
+                                 f"{self.tower_state.detail}: link {state.state.value}"
+                                 + (f" ({state.reason})" if state.reason else ""))
+        return out
 
     # --- simulation ---------------------------------------------------------------------------
     def flick(self, rps: float | None = None) -> None:
@@ -110,13 +199,78 @@ class TableHardware:
 
     def can_simulate(self, session_id: str) -> bool:
         """Whether a simulated device here can give what ``session_id`` waits for."""
-        target = self.waiting_for(SPIN)
-        return self._sim is not None and target is not None and target[0] == session_id
+        if self._sim is not None and (self.waiting_for(SPIN) or ("",))[0] == session_id:
+            return True
+        return self._device is not None and self._drop_due(session_id) is not None
 
     def simulate_for(self, session_id: str) -> None:
-        if not self.can_simulate(session_id):
+        """The simulated player flicks the spinner, or drops the cubes into the tower."""
+        if self._sim is not None and (self.waiting_for(SPIN) or ("",))[0] == session_id:
+            self.flick()
+            return
+        cubes_in = self._drop_due(session_id)
+        if self._device is None or cubes_in is None:
             raise TableError("No simulated device here can give what this session waits for.")
-        self.flick()
+        self.drop_cubes(cubes_in)
+
+    def drop_cubes(self, cubes_in: dict[str, int]) -> dict[str, int]:
+        """Simulation: cubes go into the tower; what falls out lands in the (rendered) tray and
+        passes the exit beam, and the real pipeline takes it from there."""
+        from vision.render import render_drop
+
+        assert self._cubes is not None and self._device is not None
+        out = self._cubes.drop(cubes_in)
+        image, _ = render_drop(out, seed=random.randrange(2**32))
+        self._scene = (image, {"truth": {c: n for c, n in out.items() if n}})
+        total = sum(out.values())
+        if total:
+            self._device.drop(total)
+        else:  # nothing for the beam to see: a player presses "count now"
+            self._device.press_count_now()
+        return out
+
+    def _current_scene(self) -> tuple[Any, dict[str, Any]]:
+        assert self._scene is not None
+        return self._scene
+
+    def _drop_due(self, session_id: str) -> dict[str, int] | None:
+        try:
+            live = self.service.open(session_id)
+        except SessionError:
+            return None
+        with live.lock:
+            due = live.game.tower_drop(live.history.state)
+        return dict(due) if due else None
+
+    # --- the tower ------------------------------------------------------------------------
+    def _lights(self, on: bool) -> None:
+        self.link.lights(on)
+
+    def _follow_tower(self) -> None:
+        from companion.hardware.link import CountNowPressed, DropFinished
+
+        if self._calibration is not None:  # simulation: calibrate the rendered tray, once
+            import vision
+
+            empty, samples = self._calibration
+            self.pipeline.counter = vision.Counter(vision.calibrate(empty=empty, samples=samples))
+            self.calibrated.set()
+        while not self._stop.is_set():
+            event = self.link.next_event(timeout=0.3) if self.link is not None else None
+            if isinstance(event, DropFinished):
+                self._drop_finished(event.count)
+            elif isinstance(event, CountNowPressed):
+                self._drop_finished(None)
+
+    def _drop_finished(self, beam_count: int | None) -> None:
+        target = self.waiting_for(REPORT_DROP)
+        if target is None:
+            log.info("a drop finished (%s cubes) but no session is waiting for one", beam_count)
+            return
+        try:
+            self.pipeline.process(target[0], beam_count)
+        except Exception:  # the tower must keep being followed whatever one drop did
+            log.exception("processing a drop failed")
 
     # --- readings ---------------------------------------------------------------------------
     def waiting_for(self, name: str) -> tuple[str, Command] | None:
@@ -130,7 +284,7 @@ class TableHardware:
             except SessionError:
                 continue
             for command in offered:
-                if command.name == name and "value" in command.args:
+                if command.name == name:
                     return record.id, command
         return None
 

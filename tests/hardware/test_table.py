@@ -64,3 +64,35 @@ def test_no_session_waiting_loses_nothing_and_real_gpio_absent_is_reported(
     with pytest.raises(TableError):
         real.flick()
     real.close()
+
+
+def test_a_simulated_drop_goes_through_beam_link_camera_and_counter(
+    service: SessionService,
+) -> None:
+    """Cubes into the simulated tower: the firmware's beam logic counts what falls out, the real
+    link delivers the drop over a pty, the real counter reads the rendered tray."""
+    from companion.games.cpx import GAME
+
+    setup = GAME.selfplay_setup(["random", "random"], seed=4).to_json()
+    sid = service.create("cpx", {k: v for k, v in setup.items() if k != "profiles"}).id
+    table = TableHardware(service, sim_config(), simulate=True).start()
+    try:
+        assert table.calibrated.wait(60)
+        assert wait_for(lambda: table.link.status().state.value == "connected")
+        assert table.can_simulate(sid)
+        due = service.open(sid).history.state.drop["input"]
+        out = table.drop_cubes(dict(due))
+        assert wait_for(lambda: any(e.kind == "reading" for e in service.store.entries(sid)),
+                        timeout=30)
+        reading = next(e for e in service.store.entries(sid) if e.kind == "reading")
+        assert reading.actor == "tower" and reading.payload["command"]["name"] == "report_drop"
+        total = sum(out.values())
+        assert reading.payload["detail"]["beam_count"] == (total or None)
+        assert service.store.media(reading.payload["media"]) is not None
+        counted = reading.payload["command"]["args"]["counts"]
+        if {c: n for c, n in counted.items() if n} != {c: n for c, n in out.items() if n}:
+            assert reading.payload["needs_review"]  # never a confident wrong count
+        states = {d.name: d.state for d in table.devices()}
+        assert states == {"spinner": "simulated", "tower": "simulated", "camera": "simulated"}
+    finally:
+        table.close()

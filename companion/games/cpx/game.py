@@ -125,6 +125,12 @@ class Cpx(Game):
         counts = self.tower.sample_out(state.drop["input"], state.tower, rng)
         return Command("report_drop", {"counts": counts, "source": "simulated"})
 
+    def tower_drop(self, state: State) -> dict[str, int] | None:
+        """The drop input (CPX-82) while the drop is awaited and not reported yet."""
+        if state.drop is None or state.phase == OVER or state.drop["report"] is not None:
+            return None
+        return dict(state.drop["input"])
+
     def selfplay_setup(self, ais: Sequence[str], seed: int, mode: str | None = None) -> Setup:
         """Side ``i`` plays faction ``(i + seed) % n`` so seats rotate through the factions."""
         n = len(ais)
