@@ -62,7 +62,8 @@ def test_a_drop_is_photographed_counted_and_reported(cpx: tuple[SessionService, 
     out = drop_out(service, sid)
     image, _ = render_drop(out, seed=3)
     lights: list[bool] = []
-    result = pipeline_for(service, image, profile, lights).process(sid, beam_count=sum(out.values()))
+    pipeline = pipeline_for(service, image, profile, lights)
+    result = pipeline.process(sid, beam_count=sum(out.values()))
     assert lights == [True, False]  # the ring lit only for the photo
     reading = result.entries[0]
     assert reading.kind == "reading" and reading.actor == "tower"
