@@ -254,6 +254,7 @@ class TableHardware:
 
             empty, samples = self._calibration
             self.pipeline.counter = vision.Counter(vision.calibrate(empty=empty, samples=samples))
+            self._calibration = None  # the photos are not needed once the profile exists
             self.calibrated.set()
         while not self._stop.is_set():
             event = self.link.next_event(timeout=0.3) if self.link is not None else None
