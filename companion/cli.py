@@ -196,9 +196,14 @@ def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
         )
         pins = TablePins.make(config.server.pin, config.server.host_pin)
         secret = secret_key(config.db_path.with_name("secret.key"))
+        from companion.hardware.cli import config_target, store_offset
         from companion.hardware.table import TableHardware
 
-        table = TableHardware(service, config, simulate).start()
+        table = TableHardware(
+            service, config, simulate,
+            save_offset=lambda offset: store_offset(config_target(args.config), args.config,
+                                                    offset),
+        ).start()
         app = create_app(service, simulate=simulate, config=config, pins=pins, secret=secret,
                          table=table)
         signal.signal(signal.SIGTERM, _raise_interrupt)

@@ -299,3 +299,22 @@ def simulate(session_id: str) -> Response:
         table.simulate_for(session_id)  # the simulated device acts; its reading follows
         return _reply(session_id, [])
     return _reply(session_id, service().simulate_reading(session_id, random.Random()))
+
+
+@blueprint.post("/hardware/spinner/calibrate")
+def calibrate_spinner() -> Response:
+    """The host confirms the spinner points at sector 1; the offset is stored in the config."""
+    from companion.hardware.table import TableError
+
+    _body(EmptyBody)
+    auth.require_writer()
+    if auth.role() != "host":
+        raise auth.Forbidden("Only the host can calibrate the spinner.", "E_HOST_ONLY")
+    table = current_app.extensions.get("companion_table")
+    if table is None:
+        raise NotFound("This server runs without table hardware.", "E_NO_HARDWARE")
+    try:
+        offset = table.calibrate_spinner()
+    except TableError as exc:
+        raise ApiError(str(exc), "E_SPINNER") from exc
+    return jsonify({"offset_steps": offset})

@@ -46,6 +46,7 @@ SCRIPT_STRINGS = {
     "dismissed": "dismissed",
     "bad_options": "Rule options are not valid JSON:",
     "in_seconds": "in",
+    "calibrated": "Calibrated",
 }
 
 

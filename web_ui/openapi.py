@@ -125,6 +125,9 @@ def document() -> dict[str, Any]:
                         "schema": {"enum": ["confirm", "correct", "dismiss"]}}])},
         "/api/sessions/{session_id}/simulate": {"post": _operation(
             "Simulation mode: the next simulated spin or drop", OBJECT, EmptyBody, [sid])},
+        "/api/hardware/spinner/calibrate": {"post": _operation(
+            "The spinner points at sector 1: store the calibration (host)", OBJECT,
+            EmptyBody)},
         "/api/media/{sha}": {"get": {
             "summary": "A drop photo by its SHA-256",
             "parameters": [{"name": "sha", "in": "path", "required": True,

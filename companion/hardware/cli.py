@@ -111,7 +111,7 @@ def _spinner_config(base: SpinnerConfig, **changes: Any) -> SpinnerConfig:
 # --- calibrate ---------------------------------------------------------------------------------
 def cmd_calibrate(args: argparse.Namespace, out: TextIO) -> int:
     config = config_from_args(args)
-    target = _config_target(args.config)
+    target = config_target(args.config)
     pins = _pins(config)
     spinner_config = config.hardware.spinner
     if args.sim or config.hardware.simulate:
@@ -123,7 +123,7 @@ def cmd_calibrate(args: argparse.Namespace, out: TextIO) -> int:
               f"{len(check) - right - asked} wrong", file=out)
     else:
         offset = _calibrate_hardware(spinner_config, pins, out)
-    _store_offset(target, args.config, offset)
+    store_offset(target, args.config, offset)
     print(f"offset_steps = {offset} written to {target}", file=out)
     return 0
 
@@ -186,12 +186,12 @@ def _calibrate_hardware(config: SpinnerConfig, pins: PiPins, out: TextIO) -> int
         factory.close()
 
 
-def _config_target(explicit: str | None) -> Path:
+def config_target(explicit: str | None) -> Path:
     chosen = explicit or os.environ.get("TABLETOP_COMPANION_CONFIG")
     return Path(chosen).expanduser() if chosen else DEFAULT_CONFIG.expanduser()
 
 
-def _store_offset(target: Path, explicit: str | None, offset: int) -> None:
+def store_offset(target: Path, explicit: str | None, offset: int) -> None:
     """Write the file's own settings back with the new offset (not ``--db`` or other flags)."""
     file_config, _ = load_config(explicit)
     hardware = file_config.hardware

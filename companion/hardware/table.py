@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import random
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -53,8 +54,10 @@ class TableHardware:
     """Owns the spinner (and, in simulation, the physical model that turns it)."""
 
     def __init__(self, service: SessionService, config: Config, simulate: bool,
-                 pins: PinMap | None = None) -> None:
+                 pins: PinMap | None = None,
+                 save_offset: Callable[[int], None] | None = None) -> None:
         self.service = service
+        self.save_offset = save_offset
         self.config = config
         self.simulate = simulate
         self.pins = pins or load_pins(config.hardware.pins)
@@ -183,6 +186,29 @@ class TableHardware:
                                  f"{self.tower_state.detail}: link {state.state.value}"
                                  + (f" ({state.reason})" if state.reason else ""))
         return out
+
+    def calibrate_spinner(self) -> int:
+        """The pointer rests on sector 1 (in simulation, the simulated player turns it there):
+        adopt and store the calibration offset."""
+        if self.spinner is None:
+            raise TableError(f"There is no spinner to calibrate ({self.spinner_state.detail}).")
+        if self._sim is not None:
+            from companion.hardware.sim.spinner import REFERENCE_FLICK_RPS
+
+            settle = self.config.hardware.spinner.settle_ms / 1000 + 0.05
+            with self._sim_lock:
+                if not self.spinner.referenced:
+                    self._sim.flick(REFERENCE_FLICK_RPS)
+                    self._sim.wait(settle)
+                self._sim.point_at(1)
+                self._sim.wait(settle)
+        try:
+            offset = self.spinner.calibrate()
+        except SpinnerError as exc:
+            raise TableError(str(exc).capitalize() + ".") from exc
+        if self.save_offset is not None:
+            self.save_offset(offset)
+        return offset
 
     # --- simulation ---------------------------------------------------------------------------
     def flick(self, rps: float | None = None) -> None:

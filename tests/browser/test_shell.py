@@ -176,3 +176,11 @@ def test_simulated_spinner_and_confirming_a_doubtful_reading(server: Server, bro
     page.click("#readings button:has-text('Confirm')")
     page.wait_for_selector("#actions button:has-text('add')")
     assert server.get(f"/api/sessions/{sid}")["state"]["spin"] == 5
+
+
+def test_host_calibrates_the_spinner_from_the_dashboard(server: Server, browser: Any) -> None:
+    host = tablet(browser, server, "host")
+    host.goto(server.base + "/host")
+    host.click("#calibrate-spinner")
+    host.wait_for_selector("#calibrate-result:has-text('offset_steps')", timeout=30_000)
+    assert "offset_steps = " in server.config.read_text()  # stored in the config file

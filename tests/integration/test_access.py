@@ -126,3 +126,12 @@ def test_host_screen_shows_how_to_join_and_the_hardware(app: Flask) -> None:
     assert "spinner (GPIO)" in page and "camera" in page
     player = joined(app.test_client(), "player")
     assert player.get("/host").status_code == 403
+
+
+def test_only_the_host_calibrates_and_only_with_hardware(app: Flask) -> None:
+    player = joined(app.test_client(), "player")
+    assert player.post("/api/hardware/spinner/calibrate", json={}).json["error"]["code"] == (
+        "E_HOST_ONLY")
+    host = joined(app.test_client())
+    reply = host.post("/api/hardware/spinner/calibrate", json={})
+    assert reply.status_code == 404 and reply.json["error"]["code"] == "E_NO_HARDWARE"

@@ -73,6 +73,21 @@ const Companion = (() => {
     });
   }
 
+  function hostPage() {
+    const button = document.getElementById("calibrate-spinner");
+    const result = document.getElementById("calibrate-result");
+    button.addEventListener("click", async () => {
+      button.disabled = true;
+      try {
+        const reply = await api("POST", "/hardware/spinner/calibrate", {});
+        result.textContent = `${T.calibrated} (offset_steps = ${reply.offset_steps})`;
+      } catch (err) {
+        result.textContent = err.message;
+      }
+      button.disabled = false;
+    });
+  }
+
   function header() {
     const leave = document.getElementById("leave");
     if (leave) leave.addEventListener("click", async () => {
@@ -303,5 +318,5 @@ const Companion = (() => {
   }
 
   document.addEventListener("DOMContentLoaded", header);
-  return { api, joinPage, lobby, table, replay };
+  return { api, joinPage, hostPage, lobby, table, replay };
 })();
