@@ -76,6 +76,13 @@ class LinkConfig(_Section):
     heartbeat_timeout_s: float = Field(
         5.0, gt=0, description="The link counts as lost after this long without a line."
     )
+    drop_quiet_ms: int = Field(
+        1500, ge=100, le=10_000,
+        description="A drop is over once the exit beam was quiet this long.",
+    )
+    debounce_us: int = Field(
+        1000, ge=100, le=20_000, description="A beam level counts once it held this long."
+    )
 
 
 class CameraConfig(_Section):

@@ -13,6 +13,8 @@ from ticks import Uptime
 FIRMWARE_VERSION = "1.0.0"
 MAX_HOST_LINE = 96  # longest frame body a host may send
 EVENT_KINDS = ("DROP_START", "DROP_END", "COUNT_NOW")
+QUIET_MIN_MS, QUIET_MAX_MS = 100, 10000  # the host may set the drop's quiet time in this range
+DEBOUNCE_MIN_US, DEBOUNCE_MAX_US = 100, 20000
 
 
 class Tower:
@@ -48,6 +50,7 @@ class Tower:
             "LIGHTS": self._lights,
             "RESET": self._reset,
             "STATUS": self._status,
+            "BEAM": self._beam_settings,
         }
 
     # -- the loop -------------------------------------------------------------------------------
@@ -207,6 +210,15 @@ class Tower:
         self.rejects.reset()
         self.lost_events = 0
         return ()
+
+    def _beam_settings(self, fields):
+        _only(fields, ("quiet", "debounce"))
+        quiet = int_field(fields, "quiet", QUIET_MIN_MS, QUIET_MAX_MS, self.beam.quiet_ms)
+        debounce = int_field(fields, "debounce", DEBOUNCE_MIN_US, DEBOUNCE_MAX_US,
+                             self.beam.debounce_us)
+        self.beam.quiet_ms = quiet
+        self.beam.debounce_us = debounce
+        return (("quiet", quiet), ("debounce", debounce))
 
     def _status(self, fields):
         _only(fields, ())

@@ -357,6 +357,24 @@ class TowerLink:
         except LineError as exc:
             raise LinkError(f"the tower's LIGHTS reply makes no sense ({exc})") from exc
 
+    def beam_settings(self, quiet_ms: int | None = None,
+                      debounce_us: int | None = None) -> tuple[int, int]:
+        """Set (or with no arguments read) the drop's quiet time and the beam's debounce;
+        returns the values the tower now uses."""
+        fields: list[tuple[str, int | str]] = []
+        for key, value, low, high in (("quiet", quiet_ms, 100, 10_000),
+                                      ("debounce", debounce_us, 100, 20_000)):
+            if value is None:
+                continue
+            if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+                raise ValueError(f"beam {key} must be {low}..{high}, not {value!r}")
+            fields.append((key, value))
+        reply = self._command("BEAM", tuple(fields))
+        try:
+            return reply.int("quiet", 100, 10_000), reply.int("debounce", 100, 20_000)
+        except LineError as exc:
+            raise LinkError(f"the tower's BEAM reply makes no sense ({exc})") from exc
+
     def reset_counters(self) -> None:
         """Zero the tower's cube total and its rejected-line counters."""
         self._command("RESET", ())

@@ -78,6 +78,7 @@ class TableHardware:
         self._events: threading.Thread | None = None
         self._calibration: tuple[Any, list[Any]] | None = None
         self.calibrated = threading.Event()  # the counter is ready (at once on real hardware)
+        self.tower_settings: tuple[int, int] | None = None  # (quiet ms, debounce µs) in force
 
     # --- life ---------------------------------------------------------------------------
     def start(self) -> TableHardware:
@@ -273,7 +274,7 @@ class TableHardware:
         self.link.lights(on)
 
     def _follow_tower(self) -> None:
-        from companion.hardware.link import CountNowPressed, DropFinished
+        from companion.hardware.link import CountNowPressed, DropFinished, LinkStateChanged
 
         if self._calibration is not None:  # simulation: calibrate the rendered tray, once
             import vision
@@ -288,6 +289,19 @@ class TableHardware:
                 self._drop_finished(event.count)
             elif isinstance(event, CountNowPressed):
                 self._drop_finished(None)
+            elif isinstance(event, LinkStateChanged) and event.state.value == "connected":
+                self._configure_tower()
+
+    def _configure_tower(self) -> None:
+        """Every (re)connected tower gets the configured quiet time and debounce."""
+        from companion.hardware.link import LinkError
+
+        link_config = self.config.hardware.link
+        try:
+            self.tower_settings = self.link.beam_settings(link_config.drop_quiet_ms,
+                                                          link_config.debounce_us)
+        except LinkError as exc:
+            log.warning("could not set the tower's beam timing: %s", exc)
 
     def _drop_finished(self, beam_count: int | None) -> None:
         target = self.waiting_for(REPORT_DROP)

@@ -208,3 +208,16 @@ def test_a_corrupted_line_is_rejected_counted_and_never_acted_on(
     assert harness.ring.output() == 0 and harness.beam.total == 1
     assert len(harness.tower.outbox) == 1
     assert not any(line.kind == "OK" for line in harness.sent)
+
+
+def test_beam_timing_is_set_by_the_host_and_refused_out_of_range(harness: Harness) -> None:
+    reply = harness.reply_to(harness.send("BEAM", ("quiet", 400), ("debounce", 2000)))
+    assert (reply.kind, reply.fields["quiet"], reply.fields["debounce"]) == ("OK", "400", "2000")
+    assert harness.tower.beam.quiet_ms == 400 and harness.tower.beam.debounce_us == 2000
+    reply = harness.reply_to(harness.send("BEAM"))  # no fields: read back
+    assert reply.fields["quiet"] == "400"
+    for fields in ((("quiet", 50),), (("debounce", 30000),), (("quiet", "soon"),),
+                   (("gap", 5),)):
+        reply = harness.reply_to(harness.send("BEAM", *fields))
+        assert reply.kind == "ERR"
+    assert harness.tower.beam.quiet_ms == 400 and harness.tower.beam.debounce_us == 2000

@@ -281,3 +281,13 @@ def test_every_drop_arrives_once_through_a_mix_of_faults() -> None:
         finished = [e for e in drain(link) if isinstance(e, DropFinished)]
         assert {e.drop: e.count for e in finished} == expected
         assert len(finished) == len(expected)
+
+
+def test_the_host_sets_the_beam_timing(sim: SimulatedTower, link: TowerLink) -> None:
+    assert link.beam_settings(quiet_ms=200, debounce_us=1500) == (200, 1500)
+    assert sim.tower.beam.quiet_ms == 200  # the firmware's own beam logic obeys
+    assert link.beam_settings() == (200, 1500)
+    with pytest.raises(ValueError, match=r"100\.\.10000"):
+        link.beam_settings(quiet_ms=50)
+    sim.drop(3)
+    assert next_of(link, DropFinished).count == 3

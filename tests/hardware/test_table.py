@@ -92,6 +92,7 @@ def test_a_simulated_drop_goes_through_beam_link_camera_and_counter(
         counted = reading.payload["command"]["args"]["counts"]
         if {c: n for c, n in counted.items() if n} != {c: n for c, n in out.items() if n}:
             assert reading.payload["needs_review"]  # never a confident wrong count
+        assert table.tower_settings == (1500, 1000)  # the configured beam timing was sent
         states = {d.name: d.state for d in table.devices()}
         assert states == {"spinner": "simulated", "tower": "simulated", "camera": "simulated"}
     finally:
