@@ -24,7 +24,7 @@ class CliError(CompanionError):
     pass
 
 
-PLUGINS: tuple[str, ...] = ("companion.hardware.cli",)
+PLUGINS: tuple[str, ...] = ("companion.hardware.cli", "companion.hardware.camera_cli")
 """Modules that add subcommands: each has ``register(subparsers)``, and every parser it adds
 sets ``run`` (``parser.set_defaults(run=function(args, out) -> exit code)``)."""
 
@@ -196,12 +196,13 @@ def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
         )
         pins = TablePins.make(config.server.pin, config.server.host_pin)
         secret = secret_key(config.db_path.with_name("secret.key"))
-        from companion.hardware.cli import config_target, store_offset
+        from companion.config import config_path
+        from companion.hardware.cli import store_offset
         from companion.hardware.table import TableHardware
 
         table = TableHardware(
             service, config, simulate,
-            save_offset=lambda offset: store_offset(config_target(args.config), args.config,
+            save_offset=lambda offset: store_offset(config_path(args.config), args.config,
                                                     offset),
         ).start()
         app = create_app(service, simulate=simulate, config=config, pins=pins, secret=secret,

@@ -7,6 +7,7 @@ Lookup: ``--config PATH``, else ``$TABLETOP_COMPANION_CONFIG``, else
 from __future__ import annotations
 
 import os
+import tempfile
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -93,6 +94,14 @@ class CameraConfig(_Section):
     )
     device: str = Field("0", description="OpenCV device index or path; the folder for 'folder'.")
     profile: Path | None = Field(None, description="Calibration profile of the tray (JSON).")
+    exposure_us: int | None = Field(
+        None, ge=10, le=10_000_000,
+        description="Pi camera exposure locked by 'companion camera lock' (microseconds).",
+    )
+    analogue_gain: float | None = Field(None, ge=1.0, le=64.0, description="Locked sensor gain.")
+    colour_gains: tuple[float, float] | None = Field(
+        None, description="Locked red and blue white-balance gains."
+    )
 
 
 class HardwareConfig(_Section):
@@ -164,6 +173,42 @@ def parse_config(data: dict[str, Any], source: str = "config") -> Config:
         raise ConfigError(f"{source}: " + "; ".join(problems)) from exc
 
 
+def config_path(explicit: str | os.PathLike[str] | None = None) -> Path:
+    """The file a config is read from and written to."""
+    chosen = explicit or os.environ.get("TABLETOP_COMPANION_CONFIG")
+    return Path(chosen).expanduser() if chosen else DEFAULT_CONFIG.expanduser()
+
+
+def update_config_file(
+    explicit: str | os.PathLike[str] | None, section: tuple[str, ...], values: dict[str, Any]
+) -> Path:
+    """Store ``values`` in one section (e.g. ``("hardware", "spinner")``) of the config file,
+    keeping the file's other settings, written atomically; returns the file's path."""
+    target = config_path(explicit)
+    file_config = load_config(target)[0] if target.exists() else Config()
+    data = file_config.model_dump(mode="json", exclude_none=True)
+    node = data
+    for key in section:
+        node = node.setdefault(key, {})
+    node.update(values)
+    updated = parse_config(data, str(target))
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".config-", suffix=".toml", dir=target.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(to_toml(updated))
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, target)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+    except OSError as exc:
+        raise ConfigError(f"{target}: cannot write ({exc.strerror or exc})") from exc
+    return target
+
+
 def to_toml(config: Config) -> str:
     """The effective config as TOML, each key with its description as a comment."""
     lines: list[str] = []
@@ -195,7 +240,7 @@ def _toml_value(value: Any) -> str:
         return "true" if value else "false"
     if isinstance(value, int | float):
         return str(value)
-    if isinstance(value, list):
+    if isinstance(value, list | tuple):
         return "[" + ", ".join(_toml_value(v) for v in value) + "]"
     text = str(value).replace("\\", "\\\\").replace('"', '\\"')
     return f'"{text}"'

@@ -8,16 +8,20 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any, TextIO
 
 from pydantic import ValidationError
 
 from companion.cli import add_common_options, config_from_args
-from companion.config import DEFAULT_CONFIG, Config, SpinnerConfig, load_config, to_toml
+from companion.config import (
+    Config,
+    ConfigError,
+    SpinnerConfig,
+    config_path,
+    update_config_file,
+)
 from companion.hardware.pins import PiPins, load_pins
 from companion.hardware.spinner import (
     COUNTERS,
@@ -111,7 +115,7 @@ def _spinner_config(base: SpinnerConfig, **changes: Any) -> SpinnerConfig:
 # --- calibrate ---------------------------------------------------------------------------------
 def cmd_calibrate(args: argparse.Namespace, out: TextIO) -> int:
     config = config_from_args(args)
-    target = config_target(args.config)
+    target = config_path(args.config)
     pins = _pins(config)
     spinner_config = config.hardware.spinner
     if args.sim or config.hardware.simulate:
@@ -186,33 +190,12 @@ def _calibrate_hardware(config: SpinnerConfig, pins: PiPins, out: TextIO) -> int
         factory.close()
 
 
-def config_target(explicit: str | None) -> Path:
-    chosen = explicit or os.environ.get("TABLETOP_COMPANION_CONFIG")
-    return Path(chosen).expanduser() if chosen else DEFAULT_CONFIG.expanduser()
-
-
 def store_offset(target: Path, explicit: str | None, offset: int) -> None:
     """Write the file's own settings back with the new offset (not ``--db`` or other flags)."""
-    file_config, _ = load_config(explicit)
-    hardware = file_config.hardware
-    updated = file_config.model_copy(update={"hardware": hardware.model_copy(update={
-        "spinner": hardware.spinner.model_copy(update={"offset_steps": offset})})})
-    text = to_toml(updated)
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".config-", suffix=".toml", dir=target.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(text)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, target)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
-    except OSError as exc:
-        raise SpinnerError(f"{target}: cannot write the calibration ({exc.strerror or exc})"
-                           ) from exc
+        update_config_file(target, ("hardware", "spinner"), {"offset_steps": offset})
+    except ConfigError as exc:
+        raise SpinnerError(f"cannot store the calibration: {exc}") from exc
 
 
 # --- simulate ----------------------------------------------------------------------------------

@@ -140,8 +140,11 @@ class TableHardware:
                     log.warning("tray profile: %s", exc)
             self.calibrated.set()
         try:
+            from companion.hardware.camera_cli import locked_exposure
+
             camera = make_camera("synthetic" if self.simulate else hardware.camera.kind,
-                                 hardware.camera.device, scene=scene)
+                                 hardware.camera.device, scene=scene,
+                                 lock=locked_exposure(hardware.camera))
             owner = CameraOwner(camera)
             calibrated = self.simulate or counter is not None
             self.camera_state = DeviceState("camera", "simulated" if self.simulate else "real",

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import sys
 import threading
-import types
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +22,7 @@ from companion.hardware.camera import (
     SyntheticCamera,
     make_camera,
 )
+from tests.hardware.fake_picamera2 import FakePicamera2
 
 
 def picture(value: int, size: tuple[int, int] = (48, 64)) -> np.ndarray:
@@ -71,69 +71,6 @@ def test_opencv_camera_reads_a_real_capture(tmp_path: Path) -> None:
     camera.close()
     with pytest.raises(CameraError, match="cannot open camera"):
         OpenCVCamera(str(tmp_path / "missing.avi")).open()
-
-
-class FakeRequest:
-    def __init__(self, metadata: dict[str, Any]) -> None:
-        self.metadata = metadata
-        self.released = False
-
-    def make_array(self, name: str) -> np.ndarray:
-        assert name == "main"
-        return picture(77)
-
-    def get_metadata(self) -> dict[str, Any]:
-        return self.metadata
-
-    def release(self) -> None:
-        self.released = True
-
-
-class FakePicamera2:
-    """Stands in for the Pi-only library: records what the adapter asked of it."""
-
-    last: FakePicamera2 | None = None
-
-    def __init__(self) -> None:
-        FakePicamera2.last = self
-        self.controls: dict[str, Any] = {}
-        self.config: Any = None
-        self.started = False
-        self.metadata = {"ExposureTime": 8000, "AnalogueGain": 2.0, "ColourGains": (1.8, 1.5)}
-        self.requests: list[FakeRequest] = []
-
-    def create_still_configuration(self, main: dict[str, Any]) -> dict[str, Any]:
-        return {"main": main}
-
-    def configure(self, config: Any) -> None:
-        self.config = config
-
-    def set_controls(self, controls: dict[str, Any]) -> None:
-        self.controls.update(controls)
-
-    def start(self) -> None:
-        self.started = True
-
-    def capture_request(self) -> FakeRequest:
-        self.requests.append(FakeRequest(dict(self.metadata)))
-        return self.requests[-1]
-
-    def capture_metadata(self) -> dict[str, Any]:
-        return dict(self.metadata)
-
-    def stop(self) -> None:
-        self.started = False
-
-    def close(self) -> None:
-        pass
-
-
-@pytest.fixture
-def fake_picamera2(monkeypatch: pytest.MonkeyPatch) -> type[FakePicamera2]:
-    module = types.ModuleType("picamera2")
-    module.Picamera2 = FakePicamera2  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "picamera2", module)
-    return FakePicamera2
 
 
 def test_picamera2_still_bgr_and_locked_exposure(fake_picamera2: type[FakePicamera2]) -> None:
