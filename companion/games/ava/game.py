@@ -20,8 +20,21 @@ from companion.engine import (
 from companion.games.ava import legal, rules
 from companion.games.ava import options as opts
 from companion.games.ava import setup as setup_mod
-from companion.games.ava.data import MODE_IDS, load_data
+from companion.games.ava.data import MODE_IDS, UNIT_TYPES, load_data
+from companion.games.ava.formulas import army_power
 from companion.games.ava.state import OFFER, SIDE_NAMES, SPIN, AvaState, from_json, to_json
+
+UNIT_WORDS = (("infantry", "infantry"), ("tank", "tanks"), ("plane", "planes"),
+              ("battleship", "battleships"))
+
+
+def units_text(args: Mapping[str, Any]) -> str:
+    """"3 infantry and 2 tanks" from ``{"I": 3, "T": 2, "P": 0, "B": 0}``."""
+    parts = [f"{args[key]} {words[args[key] != 1]}"
+             for key, words in zip(UNIT_TYPES, UNIT_WORDS, strict=True) if args.get(key)]
+    if not parts:
+        return "no units"
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
 class AvaGame(Game):
@@ -31,6 +44,54 @@ class AvaGame(Game):
     max_seats: ClassVar[int] = 2
     modes: ClassVar[Sequence[str]] = MODE_IDS
     event_schema_version: ClassVar[int] = 1
+
+    def metrics(self, state: AvaState) -> dict[str, float]:
+        """Per side: money, territories held and army power (stockpile plus garrisons)."""
+        powers = setup_mod.data_for(state.data_dir).powers
+        out: dict[str, float] = {}
+        for side, player in enumerate(state.players):
+            name = SIDE_NAMES[side].capitalize()
+            held = [sq for sq, owner in enumerate(state.owner) if owner == side]
+            out[f"{name} money"] = player.money
+            out[f"{name} territories"] = len(held)
+            out[f"{name} army power"] = army_power(
+                [player.available, *(state.garrison[sq] for sq in held)], powers)
+        return out
+
+    def instructions(self, state: AvaState, command: Command) -> str:
+        """What a person does on the board for an AI's move, in the table's words."""
+        data = setup_mod.data_for(state.data_dir)
+        square = command.args.get("square", state.landed_square)
+        where = data.square(square).name_en if isinstance(square, int) else "the board"
+        args = command.args
+        name = command.name
+        if name == "spin":
+            return "Spin the spinner for the AI" if "value" not in args else (
+                f"The AI's spin is {args['value']}: move its piece")
+        if name == "garrison":
+            return f"Put {units_text(args)} on {where}"
+        if name == "withdraw":
+            return f"Take {units_text(args)} off {where}"
+        if name == "recruit":
+            return f"Give the AI {units_text(args)} from the bank"
+        if name == "invade":
+            return f"The AI invades {where} with {units_text(args)}"
+        if name == "strategic_move":
+            return (f"Move the AI's piece {args.get('steps')} square(s) "
+                    f"{args.get('direction')}")
+        if name in ("decline_move", "pass", "end_turn"):
+            return {"decline_move": "The AI declines the strategic move",
+                    "pass": "The AI passes", "end_turn": "The AI ends its turn"}[name]
+        if name in ("treaty", "build_base", "ally", "penalty"):
+            verb = {"treaty": "signs a treaty with", "build_base": "builds a base on",
+                    "ally": "allies with", "penalty": "pays the penalty on"}[name]
+            return f"The AI {verb} {where}"
+        if name == "use_card":
+            card = data.cards.get(str(args.get("card")))
+            return f"The AI plays {card.name_en if card else args.get('card')}"
+        if name == "pay_ransom":
+            return "The AI pays the ransom to leave jail"
+        return super().instructions(state, command)
 
     def initial_state(self, setup: Setup) -> AvaState:
         state = setup_mod.initial_state(setup)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from companion.engine import (
     JSON,
@@ -124,6 +124,49 @@ class Cpx(Game):
             return Command("confirm_drop", {})
         counts = self.tower.sample_out(state.drop["input"], state.tower, rng)
         return Command("report_drop", {"counts": counts, "source": "simulated"})
+
+    def instructions(self, state: State, command: Command) -> str:
+        """What a person does on the board for an AI's move, with the map's and cards' names."""
+        data = self.data
+        args = command.args
+
+        def base(key: str) -> str:
+            found = data.base_by_id.get(str(args.get(key)))
+            return found.name_en if found else str(args.get(key))
+
+        def card(value: Any) -> str:
+            found = data.card_by_id.get(str(value))
+            return found.name_en if found else str(value)
+
+        colour = state.players[command.seat]["colour"] if command.seat is not None else ""
+        name = command.name
+        if name == "attack":
+            units = args.get("units")
+            return (f"Move {units} {colour} cube{'s' if units != 1 else ''} from {base('from')} "
+                    f"to {base('to')}, play {card(args.get('card'))}")
+        if name == "retreat":
+            return f"Move the {colour} units on {base('base')} back to {base('to')}"
+        if name == "recruit":
+            return f"Recruit: put {colour} cubes on {base('base')} as the recruitment card says"
+        if name == "choose_start":
+            return f"{base('base')} is a starting base for {colour}: give its card to the AI"
+        if name == "choose_hand":
+            names = ", ".join(card(c) for c in args.get("cards", ()))
+            return f"The AI takes {names or 'no cards'} into its hand"
+        if name == "activate":
+            return f"The AI uses {card(args.get('card'))} ({args.get('ability')})"
+        if name in ("end_move", "pass"):
+            return "The AI ends its moves" if name == "end_move" else "The AI passes"
+        return super().instructions(state, command)
+
+    def metrics(self, state: State) -> dict[str, float]:
+        """Bases per player and the cubes held inside the tower, for the replay's plots."""
+        out: dict[str, float] = {
+            f"{player.get('faction', i)} bases": state.base_count(i)
+            for i, player in enumerate(state.players)
+        }
+        out["cubes in the tower"] = sum(state.tower.values())
+        return out
 
     def tower_drop(self, state: State) -> dict[str, int] | None:
         """The drop input (CPX-82) while the drop is awaited and not reported yet."""
