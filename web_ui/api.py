@@ -318,3 +318,46 @@ def calibrate_spinner() -> Response:
     except TableError as exc:
         raise ApiError(str(exc), "E_SPINNER") from exc
     return jsonify({"offset_steps": offset})
+
+
+@blueprint.get("/sessions/<session_id>/export")
+def export(session_id: str) -> Response:
+    """The session's log and photos as a zip, the same archive `companion export` writes."""
+    import tempfile
+    from pathlib import Path
+
+    from companion.archive import export_session
+
+    svc = service()
+    svc.open(session_id)  # unknown session: 404
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / f"session-{session_id}.zip"
+        export_session(svc.store, session_id, path)
+        data = path.read_bytes()
+    response = Response(data, mimetype="application/zip")
+    response.headers["Content-Disposition"] = f'attachment; filename="session-{session_id}.zip"'
+    return response
+
+
+@blueprint.post("/sessions/import")
+def import_archive() -> tuple[Response, int]:
+    """The host brings in a session exported elsewhere (a zip from `export`)."""
+    import tempfile
+    from pathlib import Path
+
+    from companion.archive import ArchiveError, import_session
+
+    auth.require_writer()
+    if auth.role() != "host":
+        raise auth.Forbidden("Only the host can import a session.", "E_HOST_ONLY")
+    upload = request.files.get("archive")
+    if upload is None:
+        raise ApiError("Send the archive as the form field 'archive'.", "E_BAD_REQUEST")
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "upload.zip"
+        upload.save(path)
+        try:
+            record = import_session(service().store, path)
+        except ArchiveError as exc:
+            raise ApiError(str(exc).replace(str(path), "the archive"), "E_BAD_ARCHIVE") from exc
+    return jsonify(service().snapshot(record.id)), 201

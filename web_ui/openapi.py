@@ -125,6 +125,24 @@ def document() -> dict[str, Any]:
                         "schema": {"enum": ["confirm", "correct", "dismiss"]}}])},
         "/api/sessions/{session_id}/simulate": {"post": _operation(
             "Simulation mode: the next simulated spin or drop", OBJECT, EmptyBody, [sid])},
+        "/api/sessions/{session_id}/export": {"get": {
+            "summary": "The session's log and photos as a zip",
+            "parameters": [sid],
+            "responses": {"200": {"description": "The archive",
+                                  "content": {"application/zip": {}}},
+                          "4XX": {"description": "Refused",
+                                  "content": {"application/json": {"schema": ERROR}}}},
+        }},
+        "/api/sessions/import": {"post": {
+            "summary": "Import an exported session (host)",
+            "requestBody": {"required": True, "content": {"multipart/form-data": {"schema": {
+                "type": "object", "required": ["archive"],
+                "properties": {"archive": {"type": "string", "format": "binary"}}}}}},
+            "responses": {"201": {"description": "Imported",
+                                  "content": {"application/json": {"schema": OBJECT}}},
+                          "4XX": {"description": "Refused; nothing changed",
+                                  "content": {"application/json": {"schema": ERROR}}}},
+        }},
         "/api/hardware/spinner/calibrate": {"post": _operation(
             "The spinner points at sector 1: store the calibration (host)", OBJECT,
             EmptyBody)},

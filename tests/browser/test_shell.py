@@ -184,3 +184,20 @@ def test_host_calibrates_the_spinner_from_the_dashboard(server: Server, browser:
     host.click("#calibrate-spinner")
     host.wait_for_selector("#calibrate-result:has-text('offset_steps')", timeout=30_000)
     assert "offset_steps = " in server.config.read_text()  # stored in the config file
+
+
+def test_export_then_import_from_the_lobby(server: Server, browser: Any, tmp_path: Path) -> None:
+    _, snap = server.post("/api/sessions", {"game": "tally", "seats": [
+        {"name": "Ann"}, {"name": "Bob"}]})
+    sid = snap["session"]["id"]
+    page = tablet(browser, server, "host")
+    page.goto(f"{server.base}/sessions/{sid}")
+    with page.expect_download() as download:
+        page.click("#export")
+    archive = tmp_path / "session.zip"
+    download.value.save_as(archive)
+    page.goto(server.base + "/")
+    page.set_input_files("#import-session input[name=archive]", str(archive))
+    page.click("#import-session button[type=submit]")  # the same table: it is already here
+    page.wait_for_selector("#import-error:not(:empty)")
+    assert "already" in page.inner_text("#import-error")

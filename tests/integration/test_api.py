@@ -200,3 +200,37 @@ def test_timeline_has_a_point_per_entry_with_metrics(client: FlaskClient) -> Non
     assert [p["metrics"]["total"] for p in points] == [0, 0, 3]
     assert points[2]["name"] == "add" and points[2]["actor"] == "seat:0"
     assert client.get(f"/sessions/{sid}/replay").status_code == 200
+
+
+def test_export_and_import_through_the_dashboard(app: Flask, tmp_path: Any) -> None:
+    import io
+
+    from companion.games import GameRegistry
+    from companion.session import SessionService
+    from companion.store import Store
+
+    host = joined(app.test_client())
+    sid = new_session(host)["session"]["id"]
+    host.post(f"/api/sessions/{sid}/commands",
+              json={"name": "spin", "args": {"value": 4}, "state_id": 0})
+    archive = host.get(f"/api/sessions/{sid}/export")
+    assert archive.status_code == 200 and archive.mimetype == "application/zip"
+    other_service = SessionService(Store(tmp_path / "other.db"), GameRegistry([
+        "tests.support.tally:GAME"]))
+    other = joined(create_app(other_service, pins=PINS).test_client())
+    reply = other.post("/api/sessions/import", data={"archive": (io.BytesIO(archive.data),
+                                                                 "s.zip")},
+                       content_type="multipart/form-data")
+    assert reply.status_code == 201 and reply.json["session"]["id"] == sid
+    assert reply.json["state"] == host.get(f"/api/sessions/{sid}").json["state"]
+    again = other.post("/api/sessions/import", data={"archive": (io.BytesIO(archive.data),
+                                                                 "s.zip")},
+                       content_type="multipart/form-data")
+    assert again.status_code == 400 and "already" in again.json["error"]["message"]
+    junk = other.post("/api/sessions/import", data={"archive": (io.BytesIO(b"nope"), "x.zip")},
+                      content_type="multipart/form-data")
+    assert junk.status_code == 400 and junk.json["error"]["code"] == "E_BAD_ARCHIVE"
+    assert "/tmp" not in junk.json["error"]["message"]
+    player = joined(create_app(other_service, pins=PINS).test_client(), "player")
+    assert player.post("/api/sessions/import", data={}).status_code == 403
+    other_service.close()

@@ -133,6 +133,19 @@ const Companion = (() => {
         }
       });
     }
+    const importForm = document.getElementById("import-session");
+    if (importForm) {
+      importForm.addEventListener("submit", async (event) => {
+        event.preventDefault();
+        const body = new FormData(importForm);
+        const csrf = document.querySelector("meta[name=csrf-token]").content;
+        const response = await fetch("/api/sessions/import", {
+          method: "POST", body, headers: { "X-CSRF-Token": csrf } });
+        const data = await response.json().catch(() => ({}));
+        if (response.ok) location.href = "/sessions/" + data.session.id;
+        else document.getElementById("import-error").textContent = (data.error || {}).message || response.statusText;
+      });
+    }
     let source = null;
     document.querySelectorAll("[data-follow]").forEach((button) => {
       button.addEventListener("click", () => {
