@@ -15,6 +15,7 @@ def main(names: list[str]) -> int:
     modules = sorted(m.name for m in found if m.name.startswith("bench_"))
     if names:
         modules = [m for m in modules if any(n in m for n in names)]
+    sys.argv = sys.argv[:1]  # each benchmark then runs with its own defaults
     for name in modules:
         print(f"=== {name}", flush=True)
         started = time.perf_counter()

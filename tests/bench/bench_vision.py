@@ -149,6 +149,10 @@ def main(argv: list[str] | None = None) -> None:
         "--threads", type=int, default=1, help="OpenCV threads (1 = one core, as specified)"
     )
     args = ap.parse_args(argv)
+    if not args.folders and not args.rendered:  # `make bench`: the shared samples and a few
+        samples = Path(__file__).resolve().parents[3] / "shared" / "vision-samples" / "ring"
+        args.folders = [samples] if samples.is_dir() else []  # rendered drops per condition
+        args.rendered = 5
     cv2.setNumThreads(args.threads)
     size = tuple(int(v) for v in args.size.split("x")) if args.size else None
     all_stats: list[Stats] = []
