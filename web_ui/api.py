@@ -295,9 +295,8 @@ def simulate(session_id: str) -> Response:
         raise NotFound("The table is not in simulation mode.", "E_NOT_SIMULATED")
     auth.require_writer()
     table = current_app.extensions.get("companion_table")
-    if table is not None and table.can_simulate(session_id):
-        table.simulate_for(session_id)  # the simulated device acts; its reading follows
-        return _reply(session_id, [])
+    if table is not None and table.simulate_for(session_id):
+        return _reply(session_id, [])  # the simulated device acts; its reading follows
     return _reply(session_id, service().simulate_reading(session_id, random.Random()))
 
 

@@ -229,19 +229,26 @@ class TableHardware:
 
     def can_simulate(self, session_id: str) -> bool:
         """Whether a simulated device here can give what ``session_id`` waits for."""
-        if self._sim is not None and (self.waiting_for(SPIN) or ("",))[0] == session_id:
-            return True
-        return self._device is not None and self._drop_due(session_id) is not None
+        return self._spin_due(session_id) or (
+            self._device is not None and self._drop_due(session_id) is not None)
 
-    def simulate_for(self, session_id: str) -> None:
-        """The simulated player flicks the spinner, or drops the cubes into the tower."""
-        if self._sim is not None and (self.waiting_for(SPIN) or ("",))[0] == session_id:
+    def simulate_for(self, session_id: str) -> bool:
+        """The simulated player flicks the spinner, or drops the cubes into the tower, for
+        ``session_id``; False when no simulated device here can give what it waits for."""
+        if self._spin_due(session_id):
             self.flick()
-            return
-        cubes_in = self._drop_due(session_id)
-        if self._device is None or cubes_in is None:
-            raise TableError("No simulated device here can give what this session waits for.")
+            return True
+        cubes_in = self._drop_due(session_id) if self._device is not None else None
+        if cubes_in is None:
+            return False
         self.drop_cubes(cubes_in)
+        return True
+
+    def _spin_due(self, session_id: str) -> bool:
+        if self._sim is None:
+            return False
+        target = self.waiting_for(SPIN)
+        return target is not None and target[0] == session_id
 
     def drop_cubes(self, cubes_in: dict[str, int]) -> dict[str, int]:
         """Simulation: cubes go into the tower; what falls out lands in the (rendered) tray and

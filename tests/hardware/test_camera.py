@@ -22,11 +22,7 @@ from companion.hardware.camera import (
     SyntheticCamera,
     make_camera,
 )
-from tests.hardware.fake_picamera2 import FakePicamera2
-
-
-def picture(value: int, size: tuple[int, int] = (48, 64)) -> np.ndarray:
-    return np.full((*size, 3), value, np.uint8)
+from tests.hardware.fake_picamera2 import FakePicamera2, picture
 
 
 def test_folder_camera_replays_photos_in_order_and_loops(tmp_path: Path) -> None:
