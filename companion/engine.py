@@ -84,6 +84,84 @@ class Command:
 
 
 @dataclass(frozen=True)
+class Limit:
+    """A linear limit on a form's counts, ``min <= sum(weights[k] * counts[k]) <= max``, named
+    for people by ``label`` (``cost``, ``power``, ``units``): the dashboard shows the running total
+    against it, e.g. invasion power against the defence it must reach."""
+
+    label: str
+    weights: Mapping[str, int]
+    min: int | None = None
+    max: int | None = None
+
+    def total(self, counts: Mapping[str, int]) -> int:
+        return sum(w * counts.get(k, 0) for k, w in self.weights.items())
+
+    def holds(self, counts: Mapping[str, int]) -> bool:
+        total = self.total(counts)
+        return (self.min is None or total >= self.min) and (self.max is None or total <= self.max)
+
+    def to_json(self) -> dict[str, JSON]:
+        out: dict[str, JSON] = {"label": self.label, "weights": dict(self.weights)}
+        if self.min is not None:
+            out["min"] = self.min
+        if self.max is not None:
+            out["max"] = self.max
+        return out
+
+
+@dataclass(frozen=True)
+class CountForm:
+    """Every legal command of one shape whose args are whole-number counts (units to recruit,
+    cubes counted), too many to list one by one.
+
+    A command is legal by this form when it has the form's ``name`` and ``seat``, exactly the
+    ``fixed`` args, no other args than the counts, each count ``k`` (missing means 0) within the
+    inclusive range ``counts[k]``, and every limit holds. No other command of that name is legal.
+    With ``within`` set, the counts sit in one object arg of that name instead of at the top.
+    """
+
+    name: str
+    seat: int | None
+    counts: Mapping[str, tuple[int, int]]
+    limits: Sequence[Limit] = ()
+    fixed: Mapping[str, JSON] = field(default_factory=dict)
+    within: str | None = None
+
+    def admits(self, command: Command) -> bool:
+        if command.name != self.name or command.seat != self.seat:
+            return False
+        args = dict(command.args)
+        for key, value in self.fixed.items():
+            if key not in args or args.pop(key) != value:
+                return False
+        if self.within is not None:
+            inner = args.pop(self.within, None)
+            if args or not isinstance(inner, Mapping):
+                return False
+            args = dict(inner)
+        if not set(args) <= set(self.counts):
+            return False
+        counts: dict[str, int] = {}
+        for key, (low, high) in self.counts.items():
+            value = args.get(key, 0)
+            if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+                return False
+            counts[key] = value
+        return all(limit.holds(counts) for limit in self.limits)
+
+    def to_json(self) -> dict[str, JSON]:
+        return {
+            "name": self.name,
+            "seat": self.seat,
+            "fixed": dict(self.fixed),
+            "counts": {k: list(v) for k, v in self.counts.items()},
+            "limits": [limit.to_json() for limit in self.limits],
+            "within": self.within,
+        }
+
+
+@dataclass(frozen=True)
 class Event:
     """Something that happened, for people (the dashboard) and for the log."""
 
@@ -252,6 +330,17 @@ class Game:
 
     def load_state(self, data: JSON) -> Any:
         raise NotImplementedError
+
+    def count_forms(self, state: Any) -> list[CountForm]:
+        """The commands made of counts that are legal now, as forms. ``legal_commands`` then
+        lists only useful instances of them (the AIs' choices, quick buttons)."""
+        return []
+
+    def offers(self, state: Any, command: Command) -> bool:
+        """Whether the rules allow ``command`` now: ``apply`` accepts it exactly when this holds."""
+        return any(f.admits(command) for f in self.count_forms(state)) or any(
+            command.matches(c) for c in self.legal_commands(state)
+        )
 
     # --- what the session asks about a state ---------------------------------------------------
     def to_act(self, state: Any) -> list[int]:

@@ -183,8 +183,10 @@ class SessionService:
             outcome = game.outcome(state)
             deadline = game.deadline(state)
             legal = game.legal_commands(state)
+            forms = game.count_forms(state)
             if seat is not None:
                 legal = [c for c in legal if c.seat in (seat, None)]
+                forms = [f for f in forms if f.seat in (seat, None)]
             return {
                 "session": live.record.to_json(),
                 "state": game.dump_state(state),
@@ -192,6 +194,7 @@ class SessionService:
                 "last_seq": live.history.last_seq,
                 "to_act": game.to_act(state),
                 "legal": [c.to_json() for c in legal],
+                "forms": [f.to_json() for f in forms],
                 "outcome": outcome.to_json() if outcome else None,
                 "deadline": {"at": deadline.at, "command": deadline.command.to_json()}
                 if deadline

@@ -2,7 +2,9 @@
 
 Hypothesis picks the seed and a handful of rule options; the random policy then plays. After
 every command: no money or unit count below 0, each square owned by at most one side, every
-offered command accepted, conserving commands conserve, and requests not offered rejected.
+offered command accepted (listed, or any instance of a count form), conserving commands
+conserve, and requests not offered rejected with a reason: ``apply`` accepts exactly what
+``offers`` says, also just inside and just outside every count form's bounds.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from companion.engine import Command, IllegalMove, Seat, Setup
+from companion.engine import Command, CountForm, IllegalMove, Seat, Setup
 from companion.games.ava import GAME
 from companion.games.ava.state import AvaState
 
@@ -121,6 +123,49 @@ def random_request(rng: random.Random, s: AvaState) -> Command:
     return Command(name, args, seat=seat)
 
 
+def form_instance(rng: random.Random, form: CountForm) -> Command:
+    """A random instance of ``form``: random counts, then the limits met by walking toward them."""
+    counts = {k: rng.randint(lo, hi) for k, (lo, hi) in form.counts.items()}
+    for limit in form.limits:
+        if limit.max is not None:
+            while limit.total(counts) > limit.max:
+                k = rng.choice([k for k in counts if counts[k] > form.counts[k][0]])
+                counts[k] -= 1
+    for limit in form.limits:
+        if limit.min is not None:
+            while limit.total(counts) < limit.min:
+                k = rng.choice([k for k in counts if counts[k] < form.counts[k][1]])
+                counts[k] += 1
+    command = Command(form.name, {**form.fixed, **counts}, seat=form.seat)
+    if all(limit.holds(counts) for limit in form.limits):
+        assert form.admits(command)
+    return command
+
+
+def near_bounds(rng: random.Random, form: CountForm) -> list[Command]:
+    """Counts one step either side of a range end, and one unknown argument."""
+    out = []
+    for key, (low, high) in form.counts.items():
+        base = form_instance(rng, form)
+        for value in (low - 1, low, high, high + 1):
+            out.append(Command(form.name, {**base.args, key: value}, seat=form.seat))
+    base = form_instance(rng, form)
+    out.append(Command(form.name, {**base.args, "X": 1}, seat=form.seat))
+    return out
+
+
+def check_agreement(s: AvaState, r: Command) -> None:
+    """``apply`` accepts a request exactly when the game offers it, and says why when not."""
+    offered = GAME.offers(s, r)
+    try:
+        GAME.apply(s, r)
+    except IllegalMove as exc:
+        assert exc.code.startswith("E_") and exc.message
+        assert not offered, f"{r} offered but refused: {exc.code} {exc.message}"
+    else:
+        assert offered, f"{r} accepted but not offered"
+
+
 def play(seed: int, options: dict[str, Any], mode: str, steps: int) -> tuple[AvaState, list]:
     rng = random.Random(seed)
     s = start(seed, options, mode)
@@ -130,17 +175,16 @@ def play(seed: int, options: dict[str, Any], mode: str, steps: int) -> tuple[Ava
             break
         legal = GAME.legal_commands(s)
         assert legal, "a running game always offers something"
-        # requests that are not offered are refused with a code and a message
-        for _ in range(3):
-            r = random_request(rng, s)
-            if any(r.matches(c) for c in legal):
-                continue
-            try:
-                GAME.apply(s, r)
-            except IllegalMove as exc:
-                assert exc.code.startswith("E_") and exc.message
-            else:
-                assert r.name in COUNT_COMMANDS, f"{r} accepted but not offered"
+        forms = GAME.count_forms(s)
+        for c in legal:
+            if c.name in COUNT_COMMANDS:
+                assert any(f.admits(c) for f in forms), f"{c} listed but outside every form"
+        requests = [random_request(rng, s) for _ in range(3)]
+        for form in forms:
+            requests.append(form_instance(rng, form))
+            requests += near_bounds(rng, form)
+        for r in requests:
+            check_agreement(s, r)
         c = legal[rng.randrange(len(legal))]
         c = Command(c.name, c.args, seat=c.seat, seed=rng.randrange(2**31))
         new, events = GAME.apply(s, c)  # never rejects what it offered

@@ -9,6 +9,7 @@ from typing import Any, ClassVar
 from companion.engine import (
     JSON,
     Command,
+    CountForm,
     Deadline,
     Event,
     Game,
@@ -101,6 +102,9 @@ class AvaGame(Game):
 
     def legal_commands(self, state: AvaState) -> list[Command]:
         return legal.legal_commands(state)
+
+    def count_forms(self, state: AvaState) -> list[CountForm]:
+        return legal.count_forms(state)
 
     def apply(self, state: AvaState, command: Command) -> tuple[AvaState, list[Event]]:
         return rules.apply(state, command)

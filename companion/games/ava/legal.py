@@ -1,18 +1,18 @@
 """What the current player may do now: the dashboard's buttons and the AIs' choices.
 
 Commands without unit counts are listed completely. A request with unit counts (invade, recruit,
-garrison, withdraw) has far too many legal count combinations to list, so the list holds a menu
-of them: every single-type amount that matters (1, a few, all), the minimal invasion set, and the
-spending and defence shares the AI profiles use (AVA-143, AVA-148, AVA-154, AVA-162). ``apply``
-accepts any legal counts, listed or not.
+garrison, withdraw) has far too many legal count combinations to list, so each is described
+exactly by a :class:`CountForm` (ranges per unit type, cost and power limits), and the list holds
+a menu of instances: every single-type amount that matters (1, a few, all), the minimal invasion
+set, and the spending and defence shares the AI profiles use (AVA-143, AVA-148, AVA-154, AVA-162).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
-from companion.engine import Command
+from companion.engine import Command, CountForm, Limit
 from companion.games.ava import formulas as fm
 from companion.games.ava import rules
 from companion.games.ava.data import UNIT_TYPES, AvaData
@@ -131,6 +131,99 @@ def invade_options(data: AvaData, state: AvaState) -> list[fm.Units]:
     return _dedupe(out)
 
 
+def unit_ranges(high: Sequence[int]) -> dict[str, tuple[int, int]]:
+    return {u: (0, max(0, n)) for u, n in zip(UNIT_TYPES, high, strict=True)}
+
+
+AT_LEAST_ONE_UNIT = Limit("units", dict.fromkeys(UNIT_TYPES, 1), min=1)
+
+
+def invade_form(data: AvaData, state: AvaState) -> CountForm | None:
+    """AVA-58..AVA-60 (neutral: infantry only, at least the garrison) and AVA-67 (IP ≥ DP)."""
+    n = state.landed_square
+    if state.step != RESOLVE or n is None or data.square(n).type != "territory":
+        return None
+    sq = data.square(n)
+    p = state.me
+    owner = state.owner[n - 1]
+    if owner == state.current:
+        return None
+    if owner is None:
+        g = sq.neutral_garrison
+        if p.available[0] < max(g, 1):
+            return None
+        ranges = unit_ranges((0, 0, 0, 0))
+        ranges["I"] = (max(g, 1), p.available[0])
+        return CountForm("invade", p.seat, ranges, (Limit("power", {"I": 1}, min=g),))
+    pool = fm.eligible(p.available, sq.seaport)
+    weights = dict(zip(UNIT_TYPES, data.powers, strict=True))
+    if fm.invasion_power(pool, sq.seaport, data.powers) < max(1, rules.square_dp(data, state, n)):
+        return None
+    power = Limit("power", weights, min=rules.square_dp(data, state, n))
+    return CountForm("invade", p.seat, unit_ranges(pool), (power, AT_LEAST_ONE_UNIT))
+
+
+def recruit_form(data: AvaData, state: AvaState) -> CountForm | None:
+    """AVA-88, AVA-89: within the money and what the per-turn limits still allow."""
+    allowed = state.step == BUILD or (
+        state.step == RESOLVE and state.options["recruit_before_resolution"]
+    )
+    p = state.me
+    room = recruit_room(data, state)
+    most = [min(r, p.money // c) for r, c in zip(room, data.costs, strict=True)]
+    if not allowed or not any(n > 0 for n in most):
+        return None
+    cost = Limit("cost", dict(zip(UNIT_TYPES, data.costs, strict=True)), max=p.money)
+    return CountForm("recruit", p.seat, unit_ranges(most), (cost, AT_LEAST_ONE_UNIT))
+
+
+def _own_landed_territory(data: AvaData, state: AvaState) -> int | None:
+    n = state.landed_square
+    if state.step != BUILD or n is None or state.owner[n - 1] != state.current:
+        return None
+    return n if data.square(n).type == "territory" else None
+
+
+def garrison_form(data: AvaData, state: AvaState) -> CountForm | None:
+    """AVA-90..AVA-92 (and AVA-94's option): only on the own territory landed on this turn."""
+    n = _own_landed_territory(data, state)
+    rebuild_refused = state.options["no_rebuild_same_square"]
+    if n is None or (rebuild_refused and n == state.me.last_garrison_square):
+        return None
+    pool = fm.eligible(state.me.available, data.square(n).seaport)
+    if sum(pool) == 0:
+        return None
+    return CountForm(
+        "garrison", state.me.seat, unit_ranges(pool), (AT_LEAST_ONE_UNIT,), fixed={"square": n}
+    )
+
+
+def withdraw_form(data: AvaData, state: AvaState) -> CountForm | None:
+    """AVA-93's option: units leave the landed own territory's garrison."""
+    n = _own_landed_territory(data, state)
+    if n is None or not state.options["allow_garrison_withdrawal"]:
+        return None
+    held = fm.eligible(state.garrison[n - 1], data.square(n).seaport)
+    if sum(held) == 0:
+        return None
+    return CountForm(
+        "withdraw", state.me.seat, unit_ranges(held), (AT_LEAST_ONE_UNIT,), fixed={"square": n}
+    )
+
+
+def count_forms(state: AvaState) -> list[CountForm]:
+    if state.result is not None or state.discard_owed or state.step in (JAIL, JAIL_OFFER):
+        return []
+    data = data_for(state.data_dir)
+    found = (
+        invade_form(data, state),
+        recruit_form(data, state),
+        garrison_form(data, state),
+        withdraw_form(data, state),
+    )
+    return [f for f in found if f is not None]
+
+
 def resolution_commands(data: AvaData, state: AvaState) -> list[tuple[str, dict[str, Any]]]:
     n = state.landed_square
     assert n is not None
@@ -160,11 +253,11 @@ def resolution_commands(data: AvaData, state: AvaState) -> list[tuple[str, dict[
 
 
 def recruit_commands(data: AvaData, state: AvaState) -> list[dict[str, Any]]:
-    p = state.me
-    room = recruit_room(data, state)
+    form = recruit_form(data, state)
+    if form is None:
+        return []
     options: list[fm.Units] = []
-    for k in range(4):
-        most = min(room[k], p.money // data.costs[k])
+    for k, (_, most) in enumerate(form.counts.values()):
         for amount in single_type_amounts(most):
             u = [0, 0, 0, 0]
             u[k] = amount
@@ -174,16 +267,11 @@ def recruit_commands(data: AvaData, state: AvaState) -> list[dict[str, Any]]:
 
 
 def garrison_commands(data: AvaData, state: AvaState) -> list[dict[str, Any]]:
-    n = state.landed_square
-    if n is None or state.owner[n - 1] != state.current:
+    form = garrison_form(data, state)
+    if form is None:
         return []
-    sq = data.square(n)
-    p = state.me
-    if sq.type != "territory":
-        return []
-    if state.options["no_rebuild_same_square"] and n == p.last_garrison_square:
-        return []
-    pool = fm.eligible(p.available, sq.seaport)
+    n = form.fixed["square"]
+    pool = tuple(high for _, high in form.counts.values())
     options: list[fm.Units] = []
     for k in range(4):
         for amount in sorted({1, pool[k]}):
@@ -191,16 +279,16 @@ def garrison_commands(data: AvaData, state: AvaState) -> list[dict[str, Any]]:
                 u = [0, 0, 0, 0]
                 u[k] = amount
                 options.append((u[0], u[1], u[2], u[3]))
-    options += [share(p.available, pct, sq.seaport) for pct in defence_shares(data)]
+    seaport = data.square(n).seaport
+    options += [share(state.me.available, pct, seaport) for pct in defence_shares(data)]
     return [{"square": n, **units_args(u)} for u in _dedupe(options)]
 
 
 def withdraw_commands(data: AvaData, state: AvaState) -> list[dict[str, Any]]:
-    n = state.landed_square
-    if not state.options["allow_garrison_withdrawal"] or n is None:
+    form = withdraw_form(data, state)
+    if form is None:
         return []
-    if data.square(n).type != "territory" or state.owner[n - 1] != state.current:
-        return []
+    n = form.fixed["square"]
     g = state.garrison[n - 1]
     options: list[fm.Units] = [g]
     for k in range(4):

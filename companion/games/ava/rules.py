@@ -876,11 +876,29 @@ HANDLERS: dict[str, Handler] = {
 }
 
 
+UNIT_ARGS = frozenset(UNIT_TYPES)
+ARGS: dict[str, frozenset[str]] = {
+    "spin": frozenset({"value"}),
+    "strategic_move": frozenset({"direction", "steps"}),
+    "invade": UNIT_ARGS,
+    "recruit": UNIT_ARGS,
+    "garrison": UNIT_ARGS | {"square"},
+    "withdraw": UNIT_ARGS | {"square"},
+    "use_card": frozenset({"card", "target"}),
+    "discard": frozenset({"card"}),
+    "nuke": frozenset({"target"}),
+}
+
+
 def apply(state: AvaState, cmd: Command) -> tuple[AvaState, list[Event]]:
     """AVA-2: one code per rejected request, the state untouched; else a new state + events."""
     handler = HANDLERS.get(cmd.name)
     if handler is None:
         raise fail("E_BAD_REQUEST", f"Unknown command '{cmd.name}'.")
+    unknown = set(cmd.args) - ARGS.get(cmd.name, frozenset())
+    if unknown:
+        names = ", ".join(sorted(map(str, unknown)))
+        raise fail("E_BAD_REQUEST", f"'{cmd.name}' takes no argument named {names}.")
     if state.result is not None:
         raise fail("E_GAME_OVER", "The game is over.")
     p = state.me
