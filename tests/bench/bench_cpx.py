@@ -10,6 +10,7 @@ import random
 import statistics
 import time
 from collections.abc import Sequence
+from typing import Any
 
 from companion.games.cpx import GAME
 from companion.games.cpx.odds import attack_odds
@@ -112,6 +113,57 @@ def bench_strength(games: int, players: int) -> None:
     print(f"commander decision latency: p50 {p50:.2f} ms, p99 {p99:.2f} ms ({len(lat)} decisions)")
 
 
+def bench_legal_sizes(games: int) -> None:
+    """How long the full lists get: legal commands and count forms per state, and the time to
+    build them, over self-play with default and non-default rule options."""
+    sizes: list[int] = []
+    forms: list[int] = []
+    times: list[float] = []
+    by_name: dict[str, int] = {}
+    options = ({}, {"all_terrain_reading": "route"}, {"combustion_boost_units": "any_number"})
+    for g in range(games):
+        n = 2 + g % 3
+        ais = (["commander", "random"] * 2)[:n] if g % 2 else ["random"] * n
+        rng = random.Random(g)
+        setup = GAME.selfplay_setup(ais, g)
+        setup = type(setup)(
+            seats=setup.seats, options={**setup.options, **options[g % 3]}, seed=g
+        )
+        s = GAME.initial_state(setup)
+        policies = {name: cls() for name, cls in GAME.policies().items()}
+        steps = 0
+        while GAME.outcome(s) is None and steps < 8000:
+            steps += 1
+            cmd = GAME.simulate_chance(s, rng)
+            if cmd is None:
+                t0 = time.perf_counter()
+                legal = GAME.legal_commands(s)
+                forms.append(len(GAME.count_forms(s)))
+                times.append(time.perf_counter() - t0)
+                sizes.append(len(legal))
+                counts: dict[str, int] = {}
+                for c in legal:
+                    counts[c.name] = counts.get(c.name, 0) + 1
+                for name, k in counts.items():
+                    by_name[name] = max(by_name.get(name, 0), k)
+                seat = rng.choice(sorted({c.seat for c in legal if c.seat is not None}))
+                mine = [c for c in legal if c.seat == seat]
+                cmd = policies[ais[seat]].choose(s, mine, rng)
+            s, _ = GAME.apply(s, cmd)
+
+    def q(v: list[Any], p: float) -> Any:
+        v = sorted(v)
+        return v[min(len(v) - 1, int(len(v) * p))]
+
+    print(
+        f"legal commands per state ({len(sizes)} states, {games} games): p50 {q(sizes, 0.5)}, "
+        f"p99 {q(sizes, 0.99)}, max {max(sizes)}; count forms max {max(forms)}; "
+        f"legal_commands + count_forms p50 {q(times, 0.5) * 1000:.2f} ms, "
+        f"p99 {q(times, 0.99) * 1000:.2f} ms, max {max(times) * 1000:.2f} ms"
+    )
+    print("  largest list by request: " + ", ".join(f"{k} {v}" for k, v in sorted(by_name.items())))
+
+
 def bench_two_v_one(games: int) -> None:
     """2 v 1: seat 1 is camp B alone. The pair has twice the squads and cards (CPX-32)."""
     for ais in (["random", "commander", "random"], ["commander", "random", "commander"]):
@@ -132,6 +184,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     bench_strength(args.games, 2)
     bench_strength(max(2, args.games // 2), 4)
     bench_two_v_one(max(2, args.games // 4))
+    bench_legal_sizes(max(3, args.games // 2))
 
 
 if __name__ == "__main__":

@@ -48,3 +48,16 @@ def test_generic_selfplay_runner_plays_cpx() -> None:
 
     report = run_selfplay(GAME, ["random", "random", "random"], 1, 3)
     assert report["games"] == 1 and sum(report["endings"].values()) == 1
+
+
+def test_commander_reads_its_games_data_not_the_shipped_map() -> None:
+    """The policies of a game on other data carry that data, so the commander scores moves
+    on the fixture map instead of falling back to random play (that fallback is only for a
+    policy built by hand on the wrong data)."""
+    from .helpers import GAME as FIXTURE
+
+    commander = FIXTURE.policies()["commander"]()
+    assert isinstance(commander, Commander) and commander._data is FIXTURE.data
+    s = FIXTURE.initial_state(FIXTURE.selfplay_setup(["commander", "random"], 4))
+    assert commander._data.card_by_id.keys() == s.cards.keys()
+    assert Commander()._data.card_by_id.keys() != s.cards.keys()

@@ -90,11 +90,15 @@ STATES = _states()
 def test_garbage_requests_are_refused_cleanly(name, args, seat, which) -> None:
     state = STATES[which]
     before = GAME.dump_state(state)
+    cmd = Command(name, args, seat=seat)
+    accepted = True
     try:
-        GAME.apply(state, Command(name, args, seat=seat))
+        GAME.apply(state, cmd)
     except IllegalMove as exc:
         assert exc.code.startswith("E_") and exc.message
+        accepted = False
     assert GAME.dump_state(state) == before
+    assert accepted == GAME.offers(state, cmd), "legal lists, forms and apply agree (CPX-9)"
 
 
 def test_random_legal_prefix_then_garbage() -> None:
@@ -142,8 +146,11 @@ def test_garbage_targets_are_refused_cleanly(ability, targets, seat, which) -> N
     cmd = Command(
         "activate", {"card": ability[:3], "ability": ability, "targets": targets}, seat=seat
     )
+    accepted = True
     try:
         _new, _ = GAME.apply(state, cmd)
     except IllegalMove as exc:
         assert exc.code.startswith("E_") and exc.message
+        accepted = False
     assert GAME.dump_state(state) == before
+    assert accepted == GAME.offers(state, cmd), "every accepted target is listed (CPX-71)"

@@ -102,6 +102,15 @@ def _fits_window(ability: Ability, window: str | None) -> bool:
 
 def validate(ctx: Ctx, seat: int, args: dict[str, Any]) -> dict[str, Any]:
     """Checks 1-6 of CPX-71 without changing anything; returns what the activation needs."""
+    v = check_card(ctx, seat, args)
+    ability = v["ability"]
+    v["checked"] = CHECKS[ability.kind](ctx, seat, ability, v.pop("targets"))
+    return v
+
+
+def check_card(ctx: Ctx, seat: int, args: dict[str, Any]) -> dict[str, Any]:
+    """Checks 1-4 of CPX-71 (who, which card, window, side): everything but the targets, so
+    ``legal_commands`` runs them once per ability and only the target checks per target."""
     s = ctx.s
     if s.phase == HAND_CHOICE:
         fail("E_WRONG_PHASE", "Cards are played after every hand has been chosen.")
@@ -138,12 +147,10 @@ def validate(ctx: Ctx, seat: int, args: dict[str, Any]) -> dict[str, Any]:
     side = _side_of(ctx, seat)
     if ability.side in ("attacker", "defender") and side != ability.side:
         fail("E_ABILITY_SIDE", f"{ability.name_en} is for the {ability.side} side of a battle.")
-    # checks 5 and 6, kind by kind
-    checked = CHECKS[ability.kind](ctx, seat, ability, targets)
     return {
         "card": card,
         "ability": ability,
-        "checked": checked,
+        "targets": targets,
         "spent": spent,
         "protected": protected,
         "side": side,

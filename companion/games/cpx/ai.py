@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from companion.engine import Command
 
 from .ctx import Ctx
-from .data import default_data
+from .data import GameData, default_data
 from .odds import attack_odds
 from .state import State
 
@@ -36,18 +36,31 @@ def _bonus_value(ctx: Ctx, card: str) -> int:
 
 
 class Commander:
-    """A heuristic commander built on the odds and the legal commands."""
+    """A heuristic commander built on the odds and the legal commands.
+
+    It reads the map, cards and recruitment from ``data``: the contract builds a policy with no
+    arguments, so :func:`policies_for` hands the game's data over as a class attribute.
+    """
+
+    data: ClassVar[GameData | None] = None
 
     def __init__(
-        self, win_threshold: float = _DEFAULT_WIN, samples: int = 400, garrison: int = 1
+        self,
+        win_threshold: float = _DEFAULT_WIN,
+        samples: int = 400,
+        garrison: int = 1,
+        data: GameData | None = None,
     ) -> None:
+        self._data = data or type(self).data or default_data()
         self.win_threshold = win_threshold
         self.samples = samples
         self.garrison = garrison
 
     def choose(self, state: State, legal: Sequence[Command], rng: random.Random) -> Command:
-        ctx = Ctx(default_data(), state)
+        ctx = Ctx(self._data, state)
         if ctx.d.card_by_id.keys() != state.cards.keys():
+            # Another game's data: scoring would read the wrong map. Only an unbound policy
+            # can get here (the game's own policies carry its data).
             return legal[rng.randrange(len(legal))]
         by_name: dict[str, list[Command]] = {}
         for c in legal:
@@ -112,7 +125,10 @@ class Commander:
         end = by_name.get("end_move", [None])[0]
         best: tuple[float, Command] | None = None
         settled: dict[str, bool] = {}
+        odds_of: dict[tuple[str, int], float] = {}  # the odds do not depend on the card played
         for cmd in by_name.get("attack", []):
+            if "paired_card" in cmd.args:
+                continue  # a second card spent on protection the odds do not model
             seat = cmd.seat
             assert seat is not None
             target = cmd.args["to"]
@@ -129,12 +145,20 @@ class Commander:
                 # a base (a card and a higher recruitment row), a second one would guard it.
                 score = 3.5 - 0.4 * abs(units - self.garrison) - (0.3 if own_left < 2 else 0)
             else:
-                odds = attack_odds(
-                    ctx.d, s, seat, target, units, samples=self.samples, seed=rng.randrange(1 << 30)
-                )
-                if odds.win < self.win_threshold:
+                if (target, units) not in odds_of:
+                    odds_of[target, units] = attack_odds(
+                        ctx.d,
+                        s,
+                        seat,
+                        target,
+                        units,
+                        samples=self.samples,
+                        seed=rng.randrange(1 << 30),
+                    ).win
+                win = odds_of[target, units]
+                if win < self.win_threshold:
                     continue
-                score = 4.0 * odds.win + 0.2 * units - (0.5 if own_left < 2 else 0)
+                score = 4.0 * win + 0.2 * units - (0.5 if own_left < 2 else 0)
             cheap = -0.1 * _bonus_value(ctx, cmd.args["card"])
             total = score + cheap
             if best is None or total > best[0]:
@@ -191,3 +215,10 @@ class Commander:
 
 
 POLICIES: dict[str, type] = {"commander": Commander, "random": RandomPolicy}
+"""The policies on the shipped data."""
+
+
+def policies_for(data: GameData) -> dict[str, type]:
+    """The policies bound to ``data`` (constructed with no arguments, as the contract asks)."""
+    bound = type("Commander", (Commander,), {"data": data, "__doc__": Commander.__doc__})
+    return {"commander": bound, "random": RandomPolicy}

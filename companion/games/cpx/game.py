@@ -9,6 +9,7 @@ from typing import Any, ClassVar
 from companion.engine import (
     JSON,
     Command,
+    CountForm,
     Event,
     Game,
     IllegalMove,
@@ -21,10 +22,11 @@ from companion.engine import (
 from . import flow
 from .ctx import Ctx
 from .data import COLOURS, GameData, default_data
-from .legal import legal_commands
+from .legal import count_forms, legal_commands
 from .odds import Odds, attack_odds
 from .options import rule_options
-from .rules import apply
+from .rules import PLAYER_COMMANDS, TABLE_COMMANDS, apply
+from .shape import normalise, offer_spelling
 from .state import OVER, State
 from .tower_model import TowerModel
 
@@ -42,6 +44,7 @@ class Cpx(Game):
     def __init__(self, data: GameData | None = None, tower: TowerModel | None = None) -> None:
         self._data = data
         self.tower = tower or TowerModel()
+        self._policies: dict[str, type] | None = None
 
     @property
     def data(self) -> GameData:
@@ -54,12 +57,28 @@ class Cpx(Game):
         return flow.initial_state(self.data, setup)
 
     def legal_commands(self, state: State) -> list[Command]:
-        """What may be done now. Representative entries where the choices cannot be listed:
-        ``report_drop`` is offered once, with all counts 0 (the real counts come from the camera
-        or a person); ``choose_hand`` lists every hand of min(5, n) cards when there are at most
-        21 of them, else n windows over the sorted cards; activations list a bounded set of
-        targets. Every listed command is accepted by ``apply``."""
+        """What may be done now, with :meth:`count_forms`: every legal request is listed here
+        or admitted by a form, and nothing else is legal. Requests made of counts (a drop's
+        counts, a prompt's mix, a hand as 0/1 counts per card, Rapid Deployment's moves) are
+        forms, with a few quick choices listed here; all others are listed one by one."""
         return legal_commands(Ctx(self.data, state))
+
+    def count_forms(self, state: State) -> list[CountForm]:
+        return count_forms(Ctx(self.data, state))
+
+    def offers(self, state: State, command: Command) -> bool:
+        """The contract's test, after bringing the request to the one spelling that lists and
+        forms use (:mod:`.shape`): ``apply`` accepts other spellings of the same request too
+        (a hand in any order, an ability by its letter, moves in any order)."""
+        if command.name not in PLAYER_COMMANDS | TABLE_COMMANDS:
+            return False
+        try:
+            spelled = offer_spelling(normalise(Ctx(self.data, state), command))
+        except IllegalMove:
+            return False
+        if any(f.admits(spelled) for f in self.count_forms(state)):
+            return True
+        return any(spelled.matches(c) for c in self.legal_commands(state))
 
     def apply(self, state: State, command: Command) -> tuple[State, list[Event]]:
         return apply(self.data, state, command)
@@ -112,9 +131,12 @@ class Cpx(Game):
         return rule_options(self.data.settings_defaults)
 
     def policies(self) -> Mapping[str, type]:
-        from .ai import POLICIES  # the AI loads only when a seat needs it
+        """``commander`` reads this game's data (its map and cards), not the shipped one."""
+        if self._policies is None:
+            from .ai import POLICIES, policies_for  # the AI loads only when a seat needs it
 
-        return POLICIES
+            self._policies = POLICIES if self._data is None else policies_for(self._data)
+        return self._policies
 
     def simulate_chance(self, state: State, rng: random.Random) -> Command | None:
         """The table's next input: a drop's counts from the tower model, then its confirmation."""

@@ -14,7 +14,8 @@ from . import abilities, battle, flow, moves
 from .ctx import Ctx, fail
 from .data import GameData
 from .ledger import check_conservation
-from .legal import activations_for
+from .legal import has_activation
+from .shape import normalise
 from .state import OVER, State
 
 PLAYER_COMMANDS = frozenset(
@@ -52,6 +53,8 @@ def apply(
         fail("E_BAD_REQUEST", f"There is no seat {seat}.")
     if name in PLAYER_COMMANDS and seat is None:
         fail("E_BAD_REQUEST", f"'{name}' must come from a player's seat.")
+    if name in TABLE_COMMANDS and seat is not None:
+        fail("E_BAD_REQUEST", f"'{name}' comes from the table (the tower or a person), not a seat.")
     if seat is not None and s0.players[seat]["out"]:
         fail("E_PLAYER_OUT", "You are out of the game.")
     if s0.prompt is not None and name != s0.prompt["kind"]:
@@ -61,7 +64,7 @@ def apply(
     if s0.stack and name not in ("activate", "pass") and s0.prompt is None:
         fail("E_RESOLUTION_PENDING", "Pending card abilities must be resolved first.")
     ctx = Ctx(data, state.clone())
-    args: dict[str, Any] = dict(command.args)
+    args: dict[str, Any] = dict(normalise(ctx, command).args)
     _dispatch(ctx, name, seat, args)
     ctx.s.commands += 1
     if auto:
@@ -112,7 +115,7 @@ def auto_pass(ctx: Ctx) -> None:
             return
         eligible = abilities.pass_eligible(ctx)
         waiting = [i for i in eligible if i not in s.passes]
-        idle = [i for i in waiting if not activations_for(ctx, i)]
+        idle = [i for i in waiting if not has_activation(ctx, i)]
         if not idle:
             return
         for seat in idle:
