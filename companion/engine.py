@@ -361,6 +361,11 @@ class Game:
     def rule_options(self) -> Sequence[RuleOption]:
         return ()
 
+    def seat_choices(self) -> Mapping[str, Sequence[str]]:
+        """The values a seat's ``camp`` and ``colour`` may take, for the lobby's choices
+        (a field not named here is not used by the game)."""
+        return {}
+
     def policies(self) -> Mapping[str, type]:
         """AI levels by name; each value is constructed with no arguments and is a Policy."""
         return {}

@@ -20,6 +20,7 @@ from companion.session import NotFound, SessionError, setup_of
 from companion.store import Entry
 from web_ui import auth
 from web_ui.context import service
+from web_ui.errors import localise
 from web_ui.schemas import (
     Body,
     CommandBody,
@@ -42,6 +43,8 @@ class ApiError(SessionError):
 
 
 def error_response(status: int, code: str, message: str, **details: Any) -> Response:
+    message, original = localise(code, message)
+    details.update(original)
     body: dict[str, Any] = {"code": code, "message": message}
     if details:
         body["details"] = details

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from flask import Blueprint, Response, current_app, jsonify, redirect, render_template, request
 from markupsafe import Markup
 
-from companion.session import NotFound
-from web_ui import auth
+from companion.history import fold
+from companion.session import NotFound, setup_of
+from web_ui import auth, boards
 from web_ui.context import service
 from web_ui.i18n import COOKIE, LANGUAGES
 
@@ -53,9 +56,6 @@ def lobby() -> str:
         "lobby.html",
         sessions=list(reversed(svc.sessions())),
         games=games,
-        game_options={
-            g.id: {o.name: o.default for o in g.rule_options()} for g in games
-        },
         simulate=current_app.config["SIMULATE"],
     )
 
@@ -69,14 +69,47 @@ def table(session_id: str) -> tuple[str, int] | str:
         snapshot = svc.snapshot(session_id)
     except NotFound as exc:
         return render_template("missing.html", message=exc.message), 404
-    game = svc.open(session_id).game
     return render_template(
         "table.html",
         snapshot=snapshot,
-        game=game,
-        summary=game.summary(svc.open(session_id).history.state),
         held=sorted(auth.seats_held(session_id)),
         simulate=current_app.config["SIMULATE"],
+        **table_view(session_id),
+    )
+
+
+def table_view(session_id: str) -> dict[str, Any]:
+    """The board and this tablet's actions, for the table page and its live refresh."""
+    live = service().open(session_id)
+    role, held = auth.role(), auth.seats_held(session_id)
+
+    def allowed(seat: int | None) -> bool:
+        return role == "host" or (role == "player" and (seat is None or seat in held))
+
+    with live.lock:
+        game, state, state_id = live.game, live.history.state, live.history.state_id
+        deadline = game.deadline(state)
+        return {
+            "game": game,
+            "state_id": state_id,
+            "deadline_label": boards.label(game, state, deadline.command) if deadline else None,
+            "board": boards.board(game, state),
+            "actions": boards.actions(game, state, allowed),
+            "board_template": [f"boards/{game.id}.html", "boards/generic.html"],
+            "summary": game.summary(state),
+            "limit_label": boards.limit_label,
+        }
+
+
+@blueprint.get("/sessions/<session_id>/view")
+def table_fragments(session_id: str) -> Response:
+    """The table page's live parts, drawn again after every change."""
+    auth.require_reader()
+    context = table_view(session_id)
+    return jsonify(
+        state_id=context["state_id"],
+        board=render_template("boards/board.html", **context),
+        actions=render_template("boards/actions.html", **context),
     )
 
 
@@ -91,6 +124,24 @@ def replay(session_id: str) -> tuple[str, int] | str:
         return render_template("missing.html", message=exc.message), 404
     return render_template("replay.html", record=live.record, game=live.game,
                            simulate=current_app.config["SIMULATE"])
+
+
+@blueprint.get("/sessions/<session_id>/replay/board")
+def replay_board(session_id: str) -> Response:
+    """The board as it was after log entry ``to``, drawn like the live table."""
+    auth.require_reader()
+    svc = service()
+    live = svc.open(session_id)
+    to = request.args.get("to", type=int)
+    history = fold(live.game, setup_of(live.record), svc.store.iter_entries(session_id), to)
+    html = render_template(
+        "boards/board.html",
+        game=live.game,
+        board=boards.board(live.game, history.state),
+        board_template=[f"boards/{live.game.id}.html", "boards/generic.html"],
+        summary=live.game.summary(history.state),
+    )
+    return jsonify(seq=history.last_seq, board=html)
 
 
 @blueprint.get("/host")

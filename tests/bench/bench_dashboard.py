@@ -54,6 +54,25 @@ def _page_weight(server: Server, path: str) -> int:
     return total
 
 
+def _board_figures(server: Server, game: str) -> None:
+    """A real game's table: page weight, and the time to draw the board and the actions that
+    every tablet fetches after each change."""
+    seats = ([{"name": "A", "camp": "allies"}, {"name": "B", "camp": "axis"}] if game == "ava"
+             else [{"name": n} for n in "ABCD"])
+    _, snap = server.post("/api/sessions", {"game": game, "seats": seats})
+    sid = snap["session"]["id"]
+    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
+    times = []
+    for _ in range(40):
+        started = time.perf_counter()
+        conn.request("GET", f"/sessions/{sid}/view", headers={"Cookie": server.cookie_header()})
+        conn.getresponse().read()
+        times.append((time.perf_counter() - started) * 1000)
+    print(f"{game} table: page weight {_page_weight(server, f'/sessions/{sid}') / 1024:.1f} KB; "
+          f"board and actions redrawn in p50 {statistics.median(times):.1f} ms, "
+          f"p99 {_quantile(times, .99):.1f} ms")
+
+
 def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         server = Server(write_config(Path(tmp), Path(tmp) / "bench.db")).start()
@@ -101,6 +120,8 @@ def main() -> None:
             for name, path in (("lobby", "/"), ("table", f"/sessions/{sid}")):
                 print(f"page weight {name}: {_page_weight(server, path) / 1024:.1f} KB "
                       "(uncompressed, with scripts and styles)")
+            for game in ("ava", "cpx"):
+                _board_figures(server, game)
             assert server.proc is not None
             print(f"server memory (RSS): {_rss_mb(server.proc.pid):.1f} MB")
         finally:

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.server import Server, write_config
+
 ARTIFACTS = Path(os.environ.get("COMPANION_ARTIFACTS", Path(__file__).resolve().parents[2]
                                 / "artifacts" / "screenshots"))
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -37,3 +39,11 @@ def artifacts() -> Path:
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     print(f"\nscreenshots in {ARTIFACTS}")
     return ARTIFACTS
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[Server]:
+    """The real server, in simulation, with its own database."""
+    s = Server(write_config(tmp_path, tmp_path / "c.db")).start()
+    yield s
+    s.stop()

@@ -2,37 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.support.server import HOST_PIN, TABLE_PIN, Server, write_config
+from tests.support.browser import tablet
+from tests.support.server import TABLE_PIN, Server
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
-
-
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[Server]:
-    s = Server(write_config(tmp_path, tmp_path / "c.db")).start()
-    yield s
-    s.stop()
-
-
-def tablet(browser: Any, server: Server, role: str, viewport: tuple[int, int] = (1280, 800),
-           artifacts: Path | None = None) -> Any:
-    """A new browser context (its own cookies) that joins the table through the join page."""
-    page = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]}).new_page()
-    page.goto(server.base + "/")
-    if artifacts is not None:
-        page.screenshot(path=str(artifacts / "join.png"), full_page=True)
-    page.fill("input[name=pin]", HOST_PIN if role == "host" else TABLE_PIN)
-    page.check(f"input[name=role][value={role}]")
-    page.click("#join button[type=submit]")
-    page.wait_for_selector("#role")
-    assert page.get_attribute("#role", "data-role") == role
-    return page
 
 
 def test_lobby_new_session_and_live_update_on_two_tablets(
@@ -41,9 +19,12 @@ def test_lobby_new_session_and_live_update_on_two_tablets(
     host = tablet(browser, server, "host", artifacts=artifacts)
     assert host.inner_text("#table-pin") == TABLE_PIN  # the host screen shows the table PIN
     host.select_option("select[name=game]", "tally")
-    assert '"target": 21' in host.input_value("textarea[name=options]")  # defaults shown
+    setup = "fieldset[data-game=tally]"
+    host.click(f"{setup} details.rule-options summary")
+    assert host.input_value(f"{setup} [data-option=target]") == "21"  # defaults shown
     host.screenshot(path=str(artifacts / "lobby.png"), full_page=True)
-    host.fill("textarea[name=seats]", "Ann\nBob")
+    host.fill(f"{setup} [data-seat-row] >> nth=0 >> input[name=seat-name]", "Ann")
+    host.fill(f"{setup} [data-seat-row] >> nth=1 >> input[name=seat-name]", "Bob")
     host.click("#new-session button[type=submit]")
     host.wait_for_url("**/sessions/*")
     session_url = host.url
@@ -83,7 +64,7 @@ def test_wrong_pin_and_bad_new_session_show_the_reason(server: Server, browser: 
     assert "PIN is not right" in page.inner_text("#join-error")
     page = tablet(browser, server, "host")
     page.select_option("select[name=game]", "tally")
-    page.fill("textarea[name=seats]", "Only me")
+    page.fill("fieldset[data-game=tally] [data-seat-row] >> nth=1 >> input[name=seat-name]", "")
     page.click("#new-session button[type=submit]")
     page.wait_for_selector("#new-session-error:not(:empty)")
     assert "played by 2" in page.inner_text("#new-session-error")
@@ -92,8 +73,13 @@ def test_wrong_pin_and_bad_new_session_show_the_reason(server: Server, browser: 
 def test_seats_with_an_ai_and_edited_options(server: Server, browser: Any) -> None:
     page = tablet(browser, server, "host")
     page.select_option("select[name=game]", "tally")
-    page.fill("textarea[name=seats]", "Ann\nBot, ai=greedy")
-    page.fill("textarea[name=options]", '{"target": 40, "window_s": null}')
+    setup = "fieldset[data-game=tally]"
+    page.fill(f"{setup} [data-seat-row] >> nth=0 >> input[name=seat-name]", "Ann")
+    page.fill(f"{setup} [data-seat-row] >> nth=1 >> input[name=seat-name]", "Bot")
+    page.select_option(f"{setup} [data-seat-row] >> nth=1 >> select[name=seat-ai]", "greedy")
+    page.click(f"{setup} details.rule-options summary")
+    page.fill(f"{setup} [data-option=target]", "40")
+    page.fill(f"{setup} [data-option=window_s]", "null")
     page.click("#new-session button[type=submit]")
     page.wait_for_url("**/sessions/*")
     snapshot = server.get("/api/sessions/" + page.url.rsplit("/", 1)[1])
@@ -123,14 +109,14 @@ def test_replay_scrub(server: Server, browser: Any, artifacts: Path) -> None:
     page = tablet(browser, server, "spectator")
     page.goto(f"{server.base}/sessions/{sid}/replay")
     page.wait_for_function("document.getElementById('replay').dataset.shownSeq === '3'")
-    assert '"turn": 1' in page.inner_text("#replay-state")
+    assert '"turn": 1' in page.inner_text("#replay-board")
     page.click("#step-back")
     page.click("#step-back")
     page.wait_for_function("document.getElementById('replay').dataset.shownSeq === '1'")
-    assert '"total": 0' in page.inner_text("#replay-state")
+    assert '"total": 0' in page.inner_text("#replay-board")
     page.click("#timeline li[data-index='2']")
     page.wait_for_function("document.getElementById('replay').dataset.shownSeq === '2'")
-    assert '"total": 3' in page.inner_text("#replay-state")
+    assert '"total": 3' in page.inner_text("#replay-board")
     assert page.locator(".plot-box[data-metric='total']").count() == 1
     page.screenshot(path=str(artifacts / "replay.png"), full_page=True)
 

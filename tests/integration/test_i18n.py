@@ -67,3 +67,22 @@ def test_page_scripts_get_their_strings_translated(app: Flask) -> None:
     assert found is not None
     strings = json.loads(found.group(1))
     assert strings["confirm"] == "確認" and strings["undo_of"] == "撤銷"
+
+
+def test_rule_errors_in_the_tablets_language(app: Flask) -> None:
+    """A refusal reads in the tablet's language; the English particulars stay in the details."""
+    client: FlaskClient = joined(app.test_client())
+    created = client.post("/api/sessions", json={"game": "ava", "seats": [
+        {"name": "Ann", "camp": "allies"}, {"name": "Bob", "camp": "axis"}]}).json
+    sid, state_id = created["session"]["id"], created["state_id"]
+    bad = {"name": "end_turn", "args": {}, "seat": 0, "state_id": state_id}
+    english = client.post(f"/api/sessions/{sid}/commands", json=bad).json["error"]
+    client.get("/language/zh_Hant")
+    chinese = client.post(f"/api/sessions/{sid}/commands", json=bad).json["error"]
+    assert chinese["code"] == english["code"]
+    assert chinese["message"] != english["message"]
+    assert re.search(r"[\u4e00-\u9fff]", chinese["message"])
+    assert chinese["details"]["message_en"] == english["message"]
+    client.get("/language/zh_Hans")
+    join = client.post("/api/join", json={"pin": "0000", "role": "player"}).json["error"]
+    assert join["message"] == "PIN 码不正确。"

@@ -55,7 +55,7 @@ class Server:
         self.csrf = body["csrf"]
         return self
 
-    def start(self, timeout: float = 20.0) -> Server:
+    def start(self, timeout: float = 60.0) -> Server:
         args = [sys.executable, "-m", "companion.cli", "serve", "--config", str(self.config),
                 "--port", str(self.port)]
         if self.sim:

@@ -3,7 +3,7 @@
 const Companion = (() => {
   const stringsNode = document.getElementById("strings");
   const T = stringsNode ? JSON.parse(stringsNode.textContent) : {};
-  async function api(method, path, body) {
+  async function api(method, path, body, prefix = "/api") {
     const init = { method, headers: {} };
     const csrf = document.querySelector("meta[name=csrf-token]");
     if (method !== "GET" && csrf) init.headers["X-CSRF-Token"] = csrf.content;
@@ -11,7 +11,7 @@ const Companion = (() => {
       init.headers["Content-Type"] = "application/json";
       init.body = JSON.stringify(body);
     }
-    const response = await fetch("/api" + path, init);
+    const response = await fetch(prefix + path, init);
     const data = await response.json().catch(() => ({}));
     if (!response.ok) {
       const err = new Error((data.error && data.error.message) || response.statusText);
@@ -99,32 +99,40 @@ const Companion = (() => {
   function lobby() {
     const form = document.getElementById("new-session");
     if (form) {
-      const defaults = JSON.parse(document.getElementById("game-options").textContent);
-      const showDefaults = () => {
-        form.options.value = JSON.stringify(defaults[form.game.value] || {}, null, 1);
-      };
-      form.game.addEventListener("change", showDefaults);
-      showDefaults();
+      const setups = [...form.querySelectorAll("fieldset[data-game]")];
+      const active = () => setups.find((f) => f.dataset.game === form.game.value);
+      form.game.addEventListener("change", () => setups.forEach((f) => {
+        const shown = f === active();
+        f.hidden = !shown;
+        f.disabled = !shown;
+      }));
       form.addEventListener("submit", async (event) => {
         event.preventDefault();
         const error = document.getElementById("new-session-error");
-        const seats = form.seats.value.split("\n").map((line) => line.trim()).filter(Boolean)
-          .map((line) => {
-            const [name, ...rest] = line.split(",").map((part) => part.trim());
-            const seat = { name };
-            for (const part of rest.filter(Boolean)) {
-              const [key, value] = part.includes("=") ? part.split("=", 2).map((x) => x.trim()) : ["ai", part];
-              seat[key] = value;
-            }
-            return seat;
+        const setup = active();
+        const seats = [...setup.querySelectorAll("[data-seat-row]")].map((row) => {
+          const seat = {};
+          row.querySelectorAll("input, select").forEach((field) => {
+            const key = field.name.replace(/^seat-/, "");
+            if (field.value.trim()) seat[key] = field.value.trim();
           });
-        let options;
-        try { options = JSON.parse(form.options.value || "{}"); } catch (err) {
-          error.textContent = `${T.bad_options} ${err.message}`;
-          return;
+          return seat;
+        }).filter((seat) => seat.name);
+        const options = {};
+        for (const field of setup.querySelectorAll("[data-option]")) {
+          let value;
+          if (field.dataset.kind === "bool") value = field.checked;
+          else if (field.dataset.values) value = JSON.parse(field.dataset.values)[Number(field.value)];
+          else {
+            try { value = JSON.parse(field.value); } catch (err) {
+              error.textContent = `${T.bad_options} ${field.dataset.option}: ${err.message}`;
+              return;
+            }
+          }
+          if (JSON.stringify(value) !== field.dataset.default) options[field.dataset.option] = value;
         }
         const body = { game: form.game.value, seats, options };
-        if (form.mode.value.trim()) body.mode = form.mode.value.trim();
+        if (setup.querySelector("select[name=mode]")) body.mode = setup.querySelector("select[name=mode]").value;
         try {
           const snapshot = await api("POST", "/sessions", body);
           location.href = "/sessions/" + snapshot.session.id;
@@ -162,9 +170,6 @@ const Companion = (() => {
     const root = document.getElementById("table");
     const sessionId = root.dataset.session;
     const role = root.dataset.role;
-    const held = JSON.parse(root.dataset.held || "[]");
-    const mayAct = (command) => role === "host"
-      || (role === "player" && (command.seat === undefined || held.includes(command.seat)));
     const errorBox = document.getElementById("action-error");
     let snapshot = null;
     let countdown = null;
@@ -172,44 +177,145 @@ const Companion = (() => {
     const show = (err) => { errorBox.textContent = err ? err.message : ""; };
 
     async function refresh() {
-      snapshot = await api("GET", `/sessions/${sessionId}`);
+      const [fresh, view] = await Promise.all([
+        api("GET", `/sessions/${sessionId}`), api("GET", `/sessions/${sessionId}/view`, undefined, "")]);
+      snapshot = fresh;
+      document.getElementById("board").innerHTML = view.board;
+      document.getElementById("actions").innerHTML = view.actions;
+      document.querySelectorAll("#actions form[data-count-form]").forEach(countForm);
       render();
+    }
+
+    /* A count form: steppers, running totals against each limit, quick picks, submit. */
+    function countForm(form) {
+      const spec = JSON.parse(form.dataset.countForm);
+      const inputs = [...form.querySelectorAll("input[type=number]")];
+      const counts = () => Object.fromEntries(inputs.map((i) => [i.name, Number(i.value) || 0]));
+      const update = () => {
+        const now = counts();
+        let ok = inputs.every((i) => Number.isInteger(Number(i.value))
+          && Number(i.value) >= Number(i.min) && Number(i.value) <= Number(i.max));
+        spec.limits.forEach((limit, index) => {
+          const total = Object.entries(limit.weights).reduce((sum, [k, w]) => sum + w * (now[k] || 0), 0);
+          const met = (limit.min === undefined || total >= limit.min) && (limit.max === undefined || total <= limit.max);
+          const box = form.querySelector(`[data-limit="${index}"]`);
+          box.querySelector("output").textContent = total;
+          box.classList.toggle("unmet", !met);
+          ok = ok && met;
+        });
+        form.querySelector("button[type=submit]").disabled = !ok;
+      };
+      form.addEventListener("click", (event) => {
+        const step = event.target.closest("[data-step]");
+        const preset = event.target.closest("[data-preset]");
+        if (step) {
+          const input = step.parentElement.querySelector("input");
+          input.value = Math.max(Number(input.min), Math.min(Number(input.max), (Number(input.value) || 0) + Number(step.dataset.step)));
+        } else if (preset) {
+          const values = JSON.parse(preset.dataset.preset);
+          inputs.forEach((i) => { i.value = values[i.name] || 0; });
+        } else return;
+        update();
+      });
+      form.addEventListener("input", update);
+      form.addEventListener("submit", (event) => {
+        event.preventDefault();
+        const args = { ...spec.fixed };
+        const now = counts();
+        if (spec.within) args[spec.within] = now; else Object.assign(args, now);
+        const command = { name: spec.name, args };
+        if (spec.seat !== null) command.seat = spec.seat;
+        send(command);
+      });
+      update();
     }
 
     function render() {
       root.dataset.stateId = snapshot.state_id;
       document.getElementById("status").textContent = snapshot.session.status;
       document.getElementById("outcome").textContent = snapshot.outcome ? `${T.game_over} ${snapshot.outcome.reason}` : "";
-      document.getElementById("summary").textContent = JSON.stringify(snapshot.state, null, 2);
       document.getElementById("to-act").textContent = snapshot.to_act.length
         ? `${T.to_act} ${snapshot.to_act.join(", ")}` : (snapshot.outcome ? "" : T.waiting);
-      const actions = document.getElementById("actions");
-      actions.replaceChildren(...snapshot.legal.filter(mayAct).map((command) => {
-        const args = Object.keys(command.args).length ? " " + JSON.stringify(command.args) : "";
-        const who = command.seat === undefined ? T.table : `${T.seat} ${command.seat}`;
-        return el("button", { onclick: () => send(command) }, `${command.name}${args} (${who})`);
-      }));
       document.getElementById("undo").disabled = !snapshot.can_undo || role === "spectator";
       renderReadings();
       renderDeadline();
     }
 
+    /* Words and count names the board may add for the readings panel (a game's board
+       fragment can carry them as JSON in .board-strings: {strings: {...}, names: {...}, order: [key, ...]}). */
+    function boardStrings() {
+      const node = document.querySelector("#board .board-strings");
+      try { return node ? JSON.parse(node.textContent) : {}; } catch (err) { return {}; }
+    }
+
+    /* A count-shaped reading: its args are whole numbers, or hold one object of them (a drop's
+       "counts"). Returns [key of that object or null, the counts], or null. */
+    function countsOf(args) {
+      const isCounts = (o) => o && typeof o === "object" && !Array.isArray(o) && Object.keys(o).length
+        && Object.values(o).every((v) => Number.isInteger(v));
+      if (isCounts(args)) return [null, args];
+      const inner = Object.entries(args || {}).filter(([, v]) => isCounts(v));
+      return inner.length === 1 ? inner[0] : null;
+    }
+
     function renderReadings() {
       const box = document.getElementById("readings");
-      const items = Object.entries(snapshot.readings).map(([seq, reading]) => el("div", { class: "reading" },
-        el("p", {}, reading.detail && reading.detail.instructions
-          ? `${reading.source}: ${reading.detail.instructions}`
-          : `${reading.source}: ${reading.command.name} ${JSON.stringify(reading.command.args)} · ${T.confidence} ${Math.round(reading.confidence * 100)}%`
-            + (reading.problem ? ` · ${reading.problem.message}` : "")),
-        el("button", { onclick: () => act(`/sessions/${sessionId}/readings/${seq}/confirm`, {}) }, T.confirm),
-        el("button", { class: "secondary", onclick: () => {
-          const text = prompt(T.corrected_args, JSON.stringify(reading.command.args));
-          if (text !== null) {
-            try { act(`/sessions/${sessionId}/readings/${seq}/correct`, { args: JSON.parse(text) }); }
-            catch (err) { show(err); }
+      const extra = boardStrings();
+      const words = { photo: "", beam: "beam", reasons: "", apply_correction: T.correct, ...(extra.strings || {}) };
+      const names = extra.names || {};
+      const items = Object.entries(snapshot.readings).map(([seq, reading]) => {
+        const detail = reading.detail || {};
+        const args = reading.command.args || {};
+        const node = el("div", { class: "reading", "data-reading": seq, "data-source": reading.source });
+        node.append(el("p", {}, detail.instructions
+          ? `${reading.source}: ${detail.instructions}`
+          : `${reading.source}: ${reading.command.name} · ${T.confidence} ${Math.round(reading.confidence * 100)}%`
+            + (detail.beam_count !== undefined && detail.beam_count !== null ? ` · ${words.beam} ${detail.beam_count}` : "")
+            + (reading.problem ? ` · ${reading.problem.message}` : "")));
+        const photo = detail.annotated || detail.photo || reading.media;
+        if (photo) {
+          node.append(el("figure", { class: "reading-photo" },
+            el("img", { src: `/api/media/${photo}`, alt: words.photo, loading: "lazy" }),
+            el("figcaption", {}, words.photo)));
+        }
+        if (Array.isArray(detail.reasons) && detail.reasons.length) {
+          node.append(el("ul", { class: "reading-reasons", "aria-label": words.reasons },
+            ...detail.reasons.map((r) => el("li", {}, r))));
+        }
+        const confirm = el("button", { onclick: () => act(`/sessions/${sessionId}/readings/${seq}/confirm`, {}) }, T.confirm);
+        const dismiss = el("button", { class: "secondary", onclick: () => act(`/sessions/${sessionId}/readings/${seq}/dismiss`, {}) }, T.dismiss);
+        const shape = countsOf(args);
+        if (shape) {
+          /* A number per key instead of editing JSON: the corrected counts replace the read ones. */
+          const [within, counts] = shape;
+          const form = el("form", { class: "reading-form", "data-correct": seq });
+          const order = extra.order || Object.keys(names);
+          const rank = (k) => (order.includes(k) ? order.indexOf(k) : order.length);
+          const total = Object.values(counts).reduce((a, b) => a + b, 0);
+          if (words.counted) form.append(el("p", { class: "reading-total" }, `${words.counted}: ${total}`));
+          for (const [key, value] of Object.entries(counts).sort(([a], [b]) => rank(a) - rank(b))) {
+            const input = el("input", { type: "number", name: key, min: "0", value: String(value), inputmode: "numeric" });
+            form.append(el("label", {}, el("span", { class: "count-name" }, names[key] || key), input));
           }
-        } }, T.correct),
-        el("button", { class: "secondary", onclick: () => act(`/sessions/${sessionId}/readings/${seq}/dismiss`, {}) }, T.dismiss)));
+          form.append(el("button", { type: "submit", class: "secondary" }, words.apply_correction || T.correct));
+          form.addEventListener("submit", (event) => {
+            event.preventDefault();
+            const fixed = Object.fromEntries([...form.querySelectorAll("input")].map((i) => [i.name, Number(i.value) || 0]));
+            const corrected = within ? { ...args, [within]: fixed } : fixed;
+            act(`/sessions/${sessionId}/readings/${seq}/correct`, { args: corrected });
+          });
+          node.append(form, confirm, dismiss);
+        } else {
+          node.append(confirm, el("button", { class: "secondary", onclick: () => {
+            const text = prompt(T.corrected_args, JSON.stringify(args));
+            if (text !== null) {
+              try { act(`/sessions/${sessionId}/readings/${seq}/correct`, { args: JSON.parse(text) }); }
+              catch (err) { show(err); }
+            }
+          } }, T.correct), dismiss);
+        }
+        return node;
+      });
       box.replaceChildren(...(items.length ? items : [el("p", { class: "muted" }, T.no_reading)]));
     }
 
@@ -219,7 +325,9 @@ const Companion = (() => {
       if (!snapshot.deadline) { box.textContent = ""; return; }
       const tick = () => {
         const left = Math.max(0, snapshot.deadline.at - Date.now() / 1000);
-        box.textContent = `${snapshot.deadline.command.name} ${T.in_seconds} ${left.toFixed(1)} s`;
+        const label = document.querySelector("#actions [data-deadline-label]");
+        const what = label ? label.dataset.deadlineLabel : snapshot.deadline.command.name;
+        box.textContent = `${what} ${T.in_seconds} ${left.toFixed(1)} s`;
       };
       tick();
       countdown = setInterval(tick, 100);
@@ -231,7 +339,8 @@ const Companion = (() => {
     }
 
     function send(command) {
-      return act(`/sessions/${sessionId}/commands`, { ...command, state_id: snapshot.state_id });
+      const stateId = snapshot ? snapshot.state_id : Number(root.dataset.stateId);
+      return act(`/sessions/${sessionId}/commands`, { ...command, state_id: stateId });
     }
 
     document.querySelectorAll("[data-take-seat]").forEach((button) => {
@@ -241,6 +350,11 @@ const Companion = (() => {
           location.reload();
         } catch (err) { show(err); }
       });
+    });
+
+    document.getElementById("actions").addEventListener("click", (event) => {
+      const button = event.target.closest("button[data-command]");
+      if (button) send(JSON.parse(button.dataset.command));
     });
 
     document.getElementById("undo").addEventListener("click", () =>
@@ -256,7 +370,7 @@ const Companion = (() => {
         let args;
         try { args = JSON.parse(typed.args.value || "{}"); } catch (err) { show(err); return; }
         act(`/sessions/${sessionId}/readings`, {
-          source: "typed", command: { name: typed.name.value, args },
+          source: "typed", command: { name: typed.name.value, args, ...(typed.seat.value === "" ? {} : { seat: Number(typed.seat.value) }) },
           confidence: typed.needs_review.checked ? 0.5 : 1.0, needs_review: typed.needs_review.checked,
         });
       });
@@ -310,8 +424,8 @@ const Companion = (() => {
       });
       clearTimeout(pending);
       pending = setTimeout(async () => {
-        const data = await api("GET", `/sessions/${sessionId}/replay?to=${point.seq}`);
-        document.getElementById("replay-state").textContent = JSON.stringify(data.state, null, 2);
+        const data = await api("GET", `/sessions/${sessionId}/replay/board?to=${point.seq}`, undefined, "");
+        document.getElementById("replay-board").innerHTML = data.board;
         root.dataset.shownSeq = data.seq;
       }, 120);
     }

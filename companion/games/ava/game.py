@@ -132,6 +132,9 @@ class AvaGame(Game):
     def rule_options(self) -> Sequence[RuleOption]:
         return opts.rule_options(load_data().settings_defaults)
 
+    def seat_choices(self) -> Mapping[str, Sequence[str]]:
+        return {"camp": SIDE_NAMES}
+
     def policies(self) -> Mapping[str, type]:
         from companion.games.ava.ai import POLICIES
 

@@ -130,6 +130,10 @@ class Cpx(Game):
     def rule_options(self) -> Sequence[RuleOption]:
         return rule_options(self.data.settings_defaults)
 
+    def seat_choices(self) -> Mapping[str, Sequence[str]]:
+        """Two camps (CPX-32); a seat's faction by its colour, or left to the seating order."""
+        return {"camp": ("A", "B"), "colour": tuple(f.colour for f in self.data.factions)}
+
     def policies(self) -> Mapping[str, type]:
         """``commander`` reads this game's data (its map and cards), not the shipped one."""
         if self._policies is None:

@@ -1,0 +1,85 @@
+"""Each game's table drawn on the server: a view of the state for people, and what this tablet
+may do now (the engine's legal commands and count forms, labelled in the tablet's language)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from flask_babel import gettext
+
+from companion.engine import Command, CountForm, Game
+from web_ui.boards import ava, cpx
+
+Labeller = Callable[[Game, Any, Command], str]
+Viewer = Callable[[Game, Any], Mapping[str, Any]]
+
+VIEWS: dict[str, tuple[Viewer, Labeller]] = {
+    "ava": (ava.view, ava.label),
+    "cpx": (cpx.view, cpx.label),
+}
+
+
+@dataclass
+class FormView:
+    """A count form as the tablet shows it: inputs, running totals and quick picks."""
+
+    form: CountForm
+    title: str
+    presets: list[dict[str, int]] = field(default_factory=list)
+
+    def as_json(self) -> str:
+        return json.dumps({**self.form.to_json(), "presets": self.presets})
+
+
+def generic_label(command: Command) -> str:
+    args = json.dumps(dict(command.args), separators=(",", ":")) if command.args else ""
+    return f"{command.name} {args}".strip()
+
+
+def label(game: Game, state: Any, command: Command) -> str:
+    """A command in words for people, in the tablet's language."""
+    _, labeller = VIEWS.get(game.id, (None, None))
+    return labeller(game, state, command) if labeller else generic_label(command)
+
+
+def actions(game: Game, state: Any, allowed: Callable[[int | None], bool]) -> dict[str, Any]:
+    """Buttons for listed commands and forms for count-shaped ones; listed instances of a form
+    become its quick picks."""
+
+    def named(command: Command) -> str:
+        return label(game, state, command)
+
+    shown = [f for f in game.count_forms(state) if allowed(f.seat)]
+    variants: dict[str, CountForm] = {}  # one form per shape: variants differ in fixed args only
+    for f in sorted(shown, key=lambda f: len(f.fixed)):
+        variants.setdefault(json.dumps({**f.to_json(), "fixed": None}, sort_keys=True), f)
+    forms = [FormView(f, named(Command(f.name, dict(f.fixed), seat=f.seat)))
+             for f in variants.values()]
+    buttons = []
+    for command in game.legal_commands(state):
+        if not allowed(command.seat):
+            continue
+        home = next((v for v in forms if v.form.admits(command)), None)
+        if home is None and any(f.admits(command) for f in shown):
+            continue  # an instance of a variant that is not shown
+        if home is None:
+            buttons.append({"label": named(command), "command": json.dumps(command.to_json())})
+        else:
+            args = dict(command.args)
+            counts = args.get(home.form.within, {}) if home.form.within else args
+            home.presets.append({k: v for k, v in counts.items() if k in home.form.counts})
+    return {"buttons": buttons, "forms": forms}
+
+
+def board(game: Game, state: Any) -> dict[str, Any]:
+    viewer, _ = VIEWS.get(game.id, (None, None))
+    return dict(viewer(game, state)) if viewer else {}
+
+
+def limit_label(label: str) -> str:
+    return {"cost": gettext("Cost"), "power": gettext("Power"), "units": gettext("Units")}.get(
+        label, label
+    )
