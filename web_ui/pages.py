@@ -98,6 +98,7 @@ def table_view(session_id: str) -> dict[str, Any]:
             "board_template": [f"boards/{game.id}.html", "boards/generic.html"],
             "summary": game.summary(state),
             "limit_label": boards.limit_label,
+            "instructions": boards.instructions(game, state, live.history.readings),
         }
 
 
@@ -108,6 +109,7 @@ def table_fragments(session_id: str) -> Response:
     context = table_view(session_id)
     return jsonify(
         state_id=context["state_id"],
+        instructions=context["instructions"],
         board=render_template("boards/board.html", **context),
         actions=render_template("boards/actions.html", **context),
     )

@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from flask_babel import gettext
+from flask_babel import get_locale, gettext
 
 from companion.engine import Command, CountForm, Game
 from web_ui.boards import ava, cpx
@@ -72,6 +72,26 @@ def actions(game: Game, state: Any, allowed: Callable[[int | None], bool]) -> di
             counts = args.get(home.form.within, {}) if home.form.within else args
             home.presets.append({k: v for k, v in counts.items() if k in home.form.counts})
     return {"buttons": buttons, "forms": forms}
+
+
+def instructions(game: Game, state: Any, readings: Mapping[int, Any]) -> dict[str, str]:
+    """Pending AI moves at a physical table, as instructions in the tablet's language."""
+    out = {}
+    for seq, reading in readings.items():
+        english = (reading.get("detail") or {}).get("instructions")
+        if english is None:
+            continue
+        command = Command.from_json(reading["command"])
+        if game.id == "ava":
+            out[str(seq)] = ava.instruction(game, state, command)
+        elif not english_tablet():
+            out[str(seq)] = gettext("AI: %(move)s", move=label(game, state, command)) + (
+                f" ({english})")
+    return out
+
+
+def english_tablet() -> bool:
+    return str(get_locale() or "en") == "en"
 
 
 def board(game: Game, state: Any) -> dict[str, Any]:

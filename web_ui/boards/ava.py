@@ -167,3 +167,43 @@ def label(game: Game, state: AvaState, command: Command) -> str:
         "withdraw": gettext("Withdraw from %(square)s", square=square_name()),
     }
     return fixed.get(name, name)
+
+
+def units_words(args: Any) -> str:
+    names = unit_names()
+    parts = [f"{args[k]} {names[k]}" for k in UNIT_TYPES if args.get(k)]
+    return ", ".join(parts) if parts else gettext("no units")
+
+
+def instruction(game: Game, state: AvaState, command: Command) -> str:
+    """What a person does on the board to carry out an AI's move (``Game.instructions``), in
+    the tablet's language."""
+    data = data_for(state.data_dir)
+    args = command.args
+    square = args.get("square", state.landed_square)
+    where = named(data.square(square)) if isinstance(square, int) and 1 <= square <= 36 else ""
+    units = units_words(args)
+    name = command.name
+    if name == "spin":
+        if "value" in args:
+            return gettext("The AI's spin is %(value)s: move its piece", value=args["value"])
+        return gettext("Spin the spinner for the AI")
+    if name == "strategic_move":
+        steps = args.get("steps", 1)
+        if args.get("direction") == "back":
+            return gettext("Move the AI's piece %(steps)s back", steps=steps)
+        return gettext("Move the AI's piece %(steps)s forward", steps=steps)
+    texts = {
+        "garrison": gettext("Put %(units)s on %(square)s", units=units, square=where),
+        "withdraw": gettext("Take %(units)s off %(square)s", units=units, square=where),
+        "recruit": gettext("Give the AI %(units)s from the bank", units=units),
+        "invade": gettext("The AI invades %(square)s with %(units)s", square=where, units=units),
+        "treaty": gettext("The AI signs a treaty with %(square)s", square=where),
+        "build_base": gettext("The AI builds a base on %(square)s", square=where),
+        "ally": gettext("The AI allies with %(square)s", square=where),
+        "penalty": gettext("The AI pays the penalty on %(square)s", square=where),
+        "pay_ransom": gettext("The AI pays the ransom to leave jail"),
+    }
+    if name in texts:
+        return texts[name]
+    return gettext("AI: %(move)s", move=label(game, state, command))

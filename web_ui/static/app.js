@@ -172,6 +172,7 @@ const Companion = (() => {
     const role = root.dataset.role;
     const errorBox = document.getElementById("action-error");
     let snapshot = null;
+    let instructions = {};  // pending AI moves in this tablet's language, by reading
     let countdown = null;
 
     const show = (err) => { errorBox.textContent = err ? err.message : ""; };
@@ -180,6 +181,7 @@ const Companion = (() => {
       const [fresh, view] = await Promise.all([
         api("GET", `/sessions/${sessionId}`), api("GET", `/sessions/${sessionId}/view`, undefined, "")]);
       snapshot = fresh;
+      instructions = view.instructions || {};
       document.getElementById("board").innerHTML = view.board;
       document.getElementById("actions").innerHTML = view.actions;
       document.querySelectorAll("#actions form[data-count-form]").forEach(countForm);
@@ -267,8 +269,9 @@ const Companion = (() => {
         const detail = reading.detail || {};
         const args = reading.command.args || {};
         const node = el("div", { class: "reading", "data-reading": seq, "data-source": reading.source });
-        node.append(el("p", {}, detail.instructions
-          ? `${reading.source}: ${detail.instructions}`
+        const told = instructions[seq] || detail.instructions;
+        node.append(el("p", {}, told
+          ? `${reading.source}: ${told}`
           : `${reading.source}: ${reading.command.name} · ${T.confidence} ${Math.round(reading.confidence * 100)}%`
             + (detail.beam_count !== undefined && detail.beam_count !== null ? ` · ${words.beam} ${detail.beam_count}` : "")
             + (reading.problem ? ` · ${reading.problem.message}` : "")));

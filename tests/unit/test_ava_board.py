@@ -1,0 +1,62 @@
+"""The Allies vs Axis table for people: the view, every button's words and an AI's moves as
+instructions, in all three languages, over a whole self-played game."""
+
+from __future__ import annotations
+
+import random
+import re
+from typing import Any
+
+import pytest
+from flask import Flask, render_template
+
+from companion.engine import Command
+from companion.games import GameRegistry
+from companion.games.ava import GAME as AVA
+from companion.session import SessionService
+from companion.store import Store
+from web_ui import boards, create_app
+from web_ui.auth import TablePins
+from web_ui.boards import ava
+
+CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+@pytest.fixture(scope="module")
+def states() -> list[tuple[Any, Command]]:
+    """(state, the command an AI chose in it) along a game of Battleship against Plane."""
+    setup = AVA.selfplay_setup(["battleship", "plane"], seed=5)
+    policies = {k: v() for k, v in AVA.policies().items()}
+    rng = random.Random(5)
+    state, out = AVA.initial_state(setup), []
+    while not AVA.is_over(state) and len(out) < 400:
+        command = AVA.simulate_chance(state, rng)
+        if command is None:
+            seat = AVA.to_act(state)[0]
+            ai = setup.seats[seat].ai or "tank"
+            legal = [c for c in AVA.legal_commands(state) if c.seat == seat]
+            command = policies[ai].choose(state, legal, rng)
+        out.append((state, command))
+        state, _ = AVA.apply(state, command)
+    return out
+
+
+@pytest.fixture
+def app(tmp_path: Any) -> Flask:
+    service = SessionService(Store(tmp_path / "t.db"), GameRegistry())
+    return create_app(service, simulate=True, pins=TablePins("2468", "1357"))
+
+
+@pytest.mark.parametrize("language", ["en", "zh_Hans", "zh_Hant"])
+def test_view_labels_and_instructions_in_each_language(
+        app: Flask, states: list[tuple[Any, Command]], language: str) -> None:
+    with app.test_request_context("/", headers={"Cookie": f"tc_lang={language}"}):
+        for state, command in states[::7]:
+            html = render_template("boards/ava.html", board=ava.view(AVA, state))
+            assert html.count('class="sq') == 36
+            actions = boards.actions(AVA, state, lambda seat: True)
+            words = [b["label"] for b in actions["buttons"]] + [f.title for f in actions["forms"]]
+            words.append(ava.instruction(AVA, state, command))
+            for text in words:
+                assert text and "{" not in text and "_" not in text, text
+                assert bool(CJK.search(text)) == (language != "en") or text.isdigit(), text
