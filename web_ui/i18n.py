@@ -83,7 +83,18 @@ def extract() -> list[str]:
     method_map = [("templates/**.html", "jinja2"), ("**.py", "python")]
     found = {message for _, _, message, *_ in extract_from_dir(str(HERE), method_map)}
     found.update(SCRIPT_STRINGS.values())
+    found.update(game_strings())
     return sorted(m for m in found if isinstance(m, str))
+
+
+def game_strings() -> set[str]:
+    """What the lobby shows from the built-in games: rule option descriptions, mode names and
+    AI levels."""
+    from companion.games import BUILT_IN, load_game
+
+    games = [load_game(ref) for ref in BUILT_IN.values()]
+    return {o.description for g in games for o in g.rule_options()} | {
+        m for g in games for m in (*g.modes, *g.policies())}
 
 
 def catalogue(lang: str) -> object:
