@@ -39,6 +39,7 @@ def state_id(page: Any) -> str:
 def click(page: Any, selector: str) -> None:
     """Press a button and wait until the table has moved on (a new state drawn)."""
     before = state_id(page)
+    page.evaluate("document.querySelectorAll('#actions details').forEach(d => { d.open = true; })")
     page.locator(selector).first.click()
     page.wait_for_function(
         f"document.getElementById('table').dataset.stateId !== '{before}'", timeout=30_000)
@@ -132,7 +133,7 @@ def test_cpx_round_on_the_map(cpx_server: Server, browser: Any, artifacts: Path)
     # moves: both attack unowned bases, with the odds on the buttons and in the board
     assert phase(page) == "move"
     assert page.locator(".odds-panel").count() == 1
-    label = page.locator(action("Attack Berlin from Moscow with 5")).first.inner_text()
+    label = page.locator(action("Attack Berlin from Moscow with 5")).first.text_content()
     assert re.search(r"win \d+%", label), label
     page.screenshot(path=str(artifacts / "cpx-attack-offer.png"), full_page=True)
     click(page, action("Attack Berlin from Moscow with 5"))
@@ -151,7 +152,7 @@ def test_cpx_round_on_the_map(cpx_server: Server, browser: Any, artifacts: Path)
     click(page, action("Recruit 3 on Moscow"))
     click(page, action("Recruit 3 on London"))
     attack = action("Attack London from Moscow with 3")
-    label = page.locator(attack).first.inner_text()
+    label = page.locator(attack).first.text_content()
     assert "Kirov Airship" in label and re.search(r"win \d+%", label), label
     click(page, attack)
     click(page, action("End my moves"))

@@ -66,12 +66,29 @@ def actions(game: Game, state: Any, allowed: Callable[[int | None], bool]) -> di
         if home is None and any(f.admits(command) for f in shown):
             continue  # an instance of a variant that is not shown
         if home is None:
-            buttons.append({"label": named(command), "command": json.dumps(command.to_json())})
+            buttons.append({"name": command.name, "label": named(command),
+                            "command": json.dumps(command.to_json())})
         else:
             args = dict(command.args)
             counts = args.get(home.form.within, {}) if home.form.within else args
             home.presets.append({k: v for k, v in counts.items() if k in home.form.counts})
-    return {"buttons": buttons, "forms": forms}
+    return {"buttons": buttons, "groups": grouped(buttons), "forms": forms}
+
+
+FOLD_AT = 8
+"""More buttons than this for one command fold behind a tap (a busy turn offers hundreds)."""
+
+
+def grouped(buttons: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Buttons by command name, in the order offered; long groups fold."""
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for button in buttons:
+        groups.setdefault(button["name"], []).append(button)
+    titles = {"attack": gettext("Attacks"), "activate": gettext("Abilities"),
+              "use_card": gettext("Cards"), "retreat": gettext("Retreats"),
+              "choose_start": gettext("Starting bases"), "recruit": gettext("Recruit")}
+    return [{"name": name, "title": titles.get(name, items[0]["label"]), "buttons": items,
+             "folded": len(items) > FOLD_AT} for name, items in groups.items()]
 
 
 def instructions(game: Game, state: Any, readings: Mapping[int, Any]) -> dict[str, str]:

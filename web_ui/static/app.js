@@ -183,7 +183,13 @@ const Companion = (() => {
       snapshot = fresh;
       instructions = view.instructions || {};
       document.getElementById("board").innerHTML = view.board;
-      document.getElementById("actions").innerHTML = view.actions;
+      const actions = document.getElementById("actions");
+      const open = [...actions.querySelectorAll("details[data-group][open]")].map((d) => d.dataset.group);
+      actions.innerHTML = view.actions;
+      open.forEach((name) => {  // a group the player opened stays open across redraws
+        const group = actions.querySelector(`details[data-group="${name}"]`);
+        if (group) group.open = true;
+      });
       document.querySelectorAll("#actions form[data-count-form]").forEach(countForm);
       render();
     }
