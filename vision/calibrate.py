@@ -25,12 +25,16 @@ import cv2
 import numpy as np
 
 from vision import pixels
-from vision.count import Counter, area_basis, basis_at
+from vision.count import SEAM_DEPTH, Counter, area_basis, basis_at, seam_hat, seam_pieces
 from vision.profile import COLOURS, ColourModel, Profile, VisionError, encode_background
 
 IMAGE_EXTS = (".jpg", ".jpeg", ".png")
 TARGET_SIDE = 20.0
 """Working scale is chosen so one cube's side is about this many pixels."""
+SEAM_DEPTH_MAX = 0.3
+"""Deepest seam threshold used (a seam between two bevels is darker than this)."""
+FIRST_LOOK = 400.0
+"""Long side (pixels) of the copies on which a first look measures the cubes' size."""
 SAMPLE_NAME = re.compile(r"^([a-z]+)-(\d+)$")
 
 
@@ -102,9 +106,13 @@ def calibrate(
     if source is not None:
         empty, loaded = load_calibration_dir(source)
         samples = loaded
+        del loaded
     if empty is None or not samples:
         raise VisionError("calibrate needs a folder, or an empty-tray image and samples")
-    return _Calibration(empty, list(samples)).run()
+    run = _Calibration(empty, list(samples))
+    if source is not None:
+        empty = samples = None  # the run holds the only references: it frees them early
+    return run.run()
 
 
 def _floor_polygon(bg: np.ndarray, side: float) -> list[list[int]]:
@@ -260,6 +268,9 @@ class _Calibration:
         )
         bg = pixels.smooth_background(pixels.to_working(self.empty, size))
         work = [pixels.to_working(s.image, size) for s in self.samples]
+        # Only working-scale copies are needed from here on: let the full photos go (memory).
+        self.samples = [replace(s, image=w) for s, w in zip(self.samples, work, strict=True)]
+        self.empty = bg
         side = self.side0 * scale / self.scale0
         roi_poly = _floor_polygon(bg, side)
         roi = pixels.roi_mask(roi_poly, size)
@@ -299,12 +310,13 @@ class _Calibration:
             colours=models,
         )
         profile = self._fit_areas(profile, work)
+        profile = self._seam_stats(profile, work)
         return self._verify(profile, work)
 
     def _choose_scale(self) -> float:
         """Scale so a cube's side is ~TARGET_SIDE working pixels (measured on a first pass)."""
         w, h = self.image_size
-        self.scale0 = min(1.0, 640.0 / max(w, h))
+        self.scale0 = min(1.0, FIRST_LOOK / max(w, h))
         size = (round(w * self.scale0), round(h * self.scale0))
         bg = pixels.smooth_background(pixels.to_working(self.empty, size))
         roi = pixels.roi_mask(_floor_polygon(bg, 10.0), size)
@@ -348,6 +360,7 @@ class _Calibration:
             darks += [dark[sel], dark[far][::7]]
             brights += [bright[sel], bright[far][::7]]
             chromas += [chroma[sel], chroma[far][::7]]
+            del dark, bright, chroma
         c = np.concatenate(chromas)
         lo = float(np.clip(np.percentile(np.concatenate(darks), 0.5), 0.3, 0.95))
         hi = float(np.clip(np.percentile(np.concatenate(brights), 99.5), 1.05, 2.5))
@@ -442,8 +455,9 @@ class _Calibration:
             a_m, y_v = np.array(rows), np.array(ys)
             ridge = np.diag([0.0, 2.0, 2.0, 4.0, 4.0, 4.0])
             poly = np.linalg.solve(a_m.T @ a_m + ridge, a_m.T @ y_v)
-            grid = np.tensordot(poly, area_basis(size), 1)
-            inside = pixels.roi_mask(profile.roi, size) > 0
+            # Normalised so the map's median over the floor is 1 (every 4th pixel is plenty).
+            grid = np.tensordot(poly, area_basis(size)[:, ::4, ::4], 1)
+            inside = pixels.roi_mask(profile.roi, size)[::4, ::4] > 0
             poly = poly / float(np.median(grid[inside]))
         models = []
         fallback = float(np.median(list(unit_area.values()))) if unit_area else TARGET_SIDE**2
@@ -456,6 +470,71 @@ class _Calibration:
                 )
             )
         return replace(profile, area_poly=tuple(float(v) for v in poly), colours=tuple(models))
+
+    def _seam_stats(self, profile: Profile, work: list[np.ndarray]) -> Profile:
+        """How dark a seam must be, how much of a lone cube survives seam cutting, and how light
+        its top face is, per colour.
+
+        The counter reads a pile's seam-cut pieces against these, so they come from the real
+        cubes under the real light (grain, noise, blur) rather than from constants. A colour
+        whose faces are as dark-streaked as a seam would be (black in dim light) gets no seams.
+        """
+        counter = Counter(profile)
+        found: dict[str, list[tuple[np.ndarray, np.ndarray, float, float]]] = {
+            c: [] for c in COLOURS
+        }
+        hats: dict[str, list[np.ndarray]] = {c: [] for c in COLOURS}
+        for s, frame in zip(self.samples, work, strict=True):
+            seen = counter.labels(frame)
+            index = counter.names.index(s.colour)
+            grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+            mask = cv2.morphologyEx(
+                (seen.labels == index + 1).astype(np.uint8),
+                cv2.MORPH_OPEN,
+                cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3)),
+            )
+            n, comp, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=8)
+            for j in range(1, n):
+                x, y, w, h, area = (int(v) for v in stats[j])
+                expected = counter.expected_area(index, float(cents[j][0]), float(cents[j][1]))
+                if not 0.8 <= area / expected <= 1.2:
+                    continue  # not one lone flat cube
+                sub = (comp[y : y + h, x : x + w] == j).astype(np.uint8)
+                g = grey[y : y + h, x : x + w]
+                side = math.sqrt(expected)
+                # The face's middle: its rim holds bevels and side faces, darker by design.
+                k = max(3, round(0.5 * side)) | 1
+                inner = cv2.erode(sub, np.ones((k, k), np.uint8)) > 0
+                hats[s.colour].append(seam_hat(sub, g, side)[inner])
+                found[s.colour].append((sub, g, side, seen.gain))
+        models = []
+        for m in profile.colours:
+            items = found[m.name]
+            if len(items) < 2 or sum(h.size for h in hats[m.name]) < 30:
+                models.append(m)
+                continue
+            grain = 1.25 * float(np.percentile(np.concatenate(hats[m.name]), 97))
+            # Deeper than the grain reaches, but never so deep that real seams pass unseen:
+            # a face the grain then cuts is caught below (its core falls apart).
+            depth = min(max(SEAM_DEPTH, grain), SEAM_DEPTH_MAX)
+            fracs, greys = [], []
+            for sub, g, side, gain in items:
+                pieces, k = seam_pieces(sub, g, side, depth)
+                if k < 1:
+                    continue
+                sizes = np.bincount(pieces.ravel())[1:]
+                fracs.append(float(sizes.max()) / float(sub.sum()))
+                greys.append(float(g[pieces == 1 + int(sizes.argmax())].mean()) / gain)
+            usable = len(fracs) >= 2 and float(np.median(fracs)) >= 0.45
+            models.append(
+                replace(
+                    m,
+                    core_frac=round(float(np.median(fracs)), 4) if usable else 0.0,
+                    face_grey=round(float(np.median(greys)), 2) if usable else 0.0,
+                    seam_depth=round(depth, 4) if usable else 0.0,
+                )
+            )
+        return replace(profile, colours=tuple(models))
 
     def _verify(self, profile: Profile, work: list[np.ndarray]) -> Profile:
         """Count each calibration photo with the new profile; grade each colour's separation."""

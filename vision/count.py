@@ -30,6 +30,9 @@ PARTIAL_FRACTION = 0.62
 """Blobs between noise and this are a cube mostly hidden, or not a cube: always doubtful."""
 BETWEEN = -1
 """Key of the unknown patches lying between cubes of two colours."""
+FEATURELESS = 12.0
+"""Grey-level gradient (99th percentile, on the alignment thumbnail) under which the empty tray
+has nothing to align on."""
 MAX_COLOUR_DISTANCE = 4.5
 """Mahalanobis distance beyond which a pixel is no calibrated colour (unknown)."""
 
@@ -153,6 +156,11 @@ def read_blob(
     return best, post, f"cluster of {best}"
 
 
+def r_small(why: str) -> bool:
+    """Whether a blob reading is the one of a single cube smaller than expected."""
+    return why.startswith("one cube, smaller")
+
+
 def _grid_count(long_side: float, short_side: float, fill: float, solidity: float) -> int:
     """Cubes in a blob that is a filled rectangle of whole cubes (a row, a 2 x k block), else 0."""
     if fill < 0.86 or solidity < 0.93:
@@ -229,6 +237,15 @@ class Labelled:
     labels: np.ndarray
     alignment: pixels.Alignment
     gain: float
+    box: tuple[int, int, int, int] = (0, 0, 0, 0)
+    """(x0, y0, x1, y1): every label outside is tray."""
+    work: np.ndarray | None = None
+    """The frame at working scale (its lightness shows the seams between touching cubes)."""
+
+    def crop(self) -> tuple[np.ndarray, tuple[int, int]]:
+        """The labels inside :attr:`box` (a view) and the box's origin."""
+        x0, y0, x1, y1 = self.box
+        return self.labels[y0:y1, x0:x1], (x0, y0)
 
 
 class Counter:
@@ -240,12 +257,22 @@ class Counter:
         self.background = profile.background()
         self.bg_lab = cv2.cvtColor(self.background, cv2.COLOR_BGR2LAB)
         self.template = pixels.thumbnail(self.background)
+        # A tray seen without edges or texture (the camera sees only plain floor) cannot be
+        # aligned, and need not be: a poor alignment then raises no doubt.
+        g = self.template[0]
+        edges = np.hypot(cv2.Sobel(g, cv2.CV_32F, 1, 0), cv2.Sobel(g, cv2.CV_32F, 0, 1))
+        self.featureless = float(np.percentile(edges, 99)) < FEATURELESS
         self.roi = pixels.roi_mask(profile.roi, self.size)
         means = np.array([c.mean for c in profile.colours])
         covs = np.array([c.cov for c in profile.colours])
         self.lut_class, self.lut_dist = pixels.mahalanobis_lut(means, covs)
         self.names = [c.name for c in profile.colours]
+        self.chromatic = [
+            math.hypot(c.mean[1] - 128.0, c.mean[2] - 128.0) >= pixels.CHROMATIC
+            for c in profile.colours
+        ]
         self.tray_test = pixels.TrayTest(*profile.ratio_range, profile.chroma_limit)
+        self.labeller = pixels.SparseLabeller(self.bg_lab, self.roi, self.tray_test)
         self.unreliable = [c.name for c in profile.colours if not c.reliable]
         # One throw-away count so the first real one is not slowed by first-use set-up costs.
         self.count(self.background)
@@ -259,26 +286,24 @@ class Counter:
     def labels(self, frame: np.ndarray) -> Labelled:
         """Label every working pixel: 0 tray, 1..6 a colour (profile order), 255 unknown."""
         work = pixels.to_working(frame, self.size)
-        al = pixels.align(self.background, work, self.template)
-        bg = pixels.warp_image(self.bg_lab, al)
-        roi = pixels.warp_image(self.roi, al, cv2.BORDER_CONSTANT)
-        lab = cv2.cvtColor(work, cv2.COLOR_BGR2LAB)
-        gain = pixels.exposure_gain(lab, bg, roi)
-        labels = pixels.classify(
-            work,
-            lab,
-            bg,
-            roi,
-            gain,
-            self.tray_test,
-            self.lut_class,
-            self.lut_dist,
-            MAX_COLOUR_DISTANCE,
+        if self.featureless:
+            al = pixels.Alignment(np.array([[1, 0, 0], [0, 1, 0]], np.float32), 0.0)
+        else:
+            al = pixels.align(self.background, work, self.template)
+        labels, gain, box = self.labeller.labels(
+            work, al, self.lut_class, self.lut_dist, MAX_COLOUR_DISTANCE
         )
-        present = [int(v) for v in np.flatnonzero(np.bincount(labels.ravel(), minlength=256))]
+        h, w = labels.shape
+        pad = 4
+        x0, y0 = max(0, box[0] - pad), max(0, box[1] - pad)
+        x1, y1 = min(w, box[2] + pad), min(h, box[3] + pad)
+        if x1 <= x0 or y1 <= y0:
+            return Labelled(labels, al, gain, (0, 0, 0, 0), work)
+        crop = labels[y0:y1, x0:x1]
+        present = [int(v) for v in np.flatnonzero(np.bincount(crop.ravel(), minlength=256))]
         if len(present) > 1:
-            labels = pixels.majority(labels, present)
-        return Labelled(labels, al, gain)
+            labels[y0:y1, x0:x1] = pixels.majority(crop, present)
+        return Labelled(labels, al, gain, (x0, y0, x1, y1), work)
 
     def count(self, frame: np.ndarray, expected_total: int | None = None) -> CountResult:
         """Count the cubes of every colour in a BGR frame of the calibrated setup.
@@ -293,7 +318,7 @@ class Counter:
         forced: list[str] = [
             f"{n} cannot be told apart reliably in this setup" for n in self.unreliable
         ]
-        if seen.alignment.score < 0.5:
+        if seen.alignment.score < 0.5 and not self.featureless:
             forced.append(f"tray alignment is poor (correlation {seen.alignment.score:.2f})")
         if not 0.7 <= seen.gain <= 1.4:
             forced.append(f"light differs from calibration (x{seen.gain:.2f})")
@@ -302,14 +327,20 @@ class Counter:
         detections: list[Detection] = []
         blobs: list[Blob] = []
         confidence = 1.0
-        labels = seen.labels
+        labels, base = seen.crop()
+        grey = None
+        if seen.work is not None and labels.size:
+            x0, y0, x1, y1 = seen.box
+            grey = cv2.cvtColor(seen.work[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY)
+        self._gain = seen.gain
         present = np.bincount(labels.ravel(), minlength=256)
         joins = self._joinable_unknown(labels, present)
         absorbed = np.zeros(labels.shape, np.uint8)
         for index, name in enumerate(self.names):
             if present[index + 1] < self._min_pixels(index):
                 continue
-            for blob, dets in self._colour_blobs(labels, index, joins.get(index + 1), absorbed):
+            found = self._colour_blobs(labels, index, joins.get(index + 1), absorbed, base, grey)
+            for blob, dets in found:
                 blobs.append(blob)
                 counts[name] += blob.n
                 detections.extend(dets)
@@ -318,7 +349,8 @@ class Counter:
                     doubts.append(f"{name} at {self._where(blob)}: {blob.reason}")
         # Unknown pixels that joined a counted blob are explained; any other unknown patch is not.
         labels = np.where(absorbed > 0, pixels.TRAY, labels).astype(np.uint8)
-        forced += self._unknown_objects(labels, joins.get(BETWEEN))
+        if labels.size:
+            forced += self._unknown_objects(labels, joins.get(BETWEEN), base)
         if confidence < REVIEW_BELOW and not doubts:
             doubts.append("several readings each a little uncertain")
         total = sum(counts.values())
@@ -351,10 +383,13 @@ class Counter:
         index: int,
         extra: np.ndarray | None,
         absorbed: np.ndarray | None = None,
+        base: tuple[int, int] = (0, 0),
+        grey: np.ndarray | None = None,
     ) -> list[tuple[Blob, list[Detection]]]:
         """Read every blob of one colour; pixels in ``extra`` may join the blobs they touch.
 
-        The ``extra`` pixels that end up in a counted blob are marked in ``absorbed``.
+        The ``extra`` pixels that end up in a counted blob are marked in ``absorbed``; ``labels``
+        may be a crop whose origin in the working image is ``base``.
         """
         h_img, w_img = labels.shape
         own = (labels == index + 1).view(np.uint8)
@@ -366,14 +401,26 @@ class Counter:
         mask = mine | extra[y0:y1, x0:x1] if extra is not None else mine
         n_comp, comp, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=8)
         own_px = np.bincount(comp[mine > 0], minlength=n_comp)
-        stats[:, 0] += x0
-        stats[:, 1] += y0
-        cents += (x0, y0)
+        stats[:, 0] += x0 + base[0]
+        stats[:, 1] += y0 + base[1]
+        cents += (x0 + base[0], y0 + base[1])
         out = []
         for j in range(1, n_comp):
             if own_px[j] < self._min_pixels(index):
                 continue
-            blob, dets = self._read(index, self.names[index], comp, j, stats[j], cents[j], (x0, y0))
+            origin = (x0 + base[0], y0 + base[1])
+            g = grey[y0:y1, x0:x1] if grey is not None else None
+            blob, dets = self._read(
+                index,
+                self.names[index],
+                comp,
+                j,
+                stats[j],
+                cents[j],
+                origin,
+                g,
+                labels[y0:y1, x0:x1],
+            )
             if blob is not None and blob.n > 0:
                 out.append((blob, dets))
                 if extra is not None and absorbed is not None:
@@ -414,7 +461,9 @@ class Counter:
         s = self.profile.scale
         return f"({(x + w / 2) / s:.0f}, {(y + h / 2) / s:.0f})"
 
-    def _unknown_objects(self, labels: np.ndarray, between: np.ndarray | None) -> list[str]:
+    def _unknown_objects(
+        self, labels: np.ndarray, between: np.ndarray | None, base: tuple[int, int] = (0, 0)
+    ) -> list[str]:
         """Something in the tray that is neither tray nor a calibrated colour (a die, a finger,
         a cube in deep shadow) is doubtful: one reason per such patch of at least a quarter cube
         (half a cube for a patch between cubes of two colours, mostly their crevice)."""
@@ -431,7 +480,7 @@ class Counter:
         for j in np.flatnonzero(stats[:, cv2.CC_STAT_AREA] >= smallest):
             if j == 0:
                 continue
-            x, y = cents[j]
+            x, y = cents[j][0] + base[0], cents[j][1] + base[1]
             typical = min(self.expected_area(i, x, y) for i in range(len(self.names)))
             need = 0.5 if in_between[j] > 0 else 0.25
             if stats[j, cv2.CC_STAT_AREA] >= need * typical:
@@ -447,7 +496,10 @@ class Counter:
         stat: np.ndarray,
         cent: np.ndarray,
         offset: tuple[int, int],
+        grey: np.ndarray | None = None,
+        around: np.ndarray | None = None,
     ) -> tuple[Blob | None, list[Detection]]:
+        """Read one blob (``comp == j``); ``grey`` and ``around`` (the labels) share comp's box."""
         x, y, w, h, area = (int(v) for v in stat)
         if area < NOISE_FRACTION * self.profile.colours[index].area * 0.5:
             return None, []
@@ -467,8 +519,107 @@ class Counter:
         n, conf, why = read_blob(
             ratio, max(rw, rh) / side, min(rw, rh) / side, min(1.0, solidity), min(1.0, fill)
         )
+        if n == 1 and r_small(why) and around is not None and self.chromatic[index]:
+            # A small compact blob against a cube of another colour is a cube partly covered
+            # by it (or seen past it); alone on the tray it might be something else. (Not for
+            # black or white: a cube's shadow or glare lies against it too.)
+            y0, x0 = max(0, cy - 2), max(0, cx - 2)
+            near = around[y0 : cy + h + 2, x0 : cx + w + 2]
+            ring = np.zeros(near.shape, np.uint8)
+            ring[cy - y0 : cy - y0 + h, cx - x0 : cx - x0 + w] = sub
+            ring = cv2.dilate(ring, np.ones((5, 5), np.uint8))
+            other = (near != pixels.TRAY) & (near != pixels.UNKNOWN) & (near != index + 1)
+            if (other & (ring > 0)).any():
+                conf, why = 0.95, "one cube, partly covered by a neighbour"
+        tilted_read = why.startswith(("one tilted cube, or two", "one cube, larger"))
+        if n == 1 and tilted_read and grey is not None:
+            g_sub = grey[cy : cy + h, cx : cx + w]
+            if self._faces_tilted(index, sub, g_sub, expected):
+                conf, why = 0.95, "one tilted cube (its faces are shaded unlike a flat top)"
+        if grey is not None and conf < 0.99 and ratio >= 1.0:
+            seam = self._seam_reading(index, sub, grey[cy : cy + h, cx : cx + w], expected, ratio)
+            if seam is not None:
+                n_s, conf_s = seam
+                if n_s == n:
+                    # Agreement is taken as sure as the surer cue, no more: both miss a cube
+                    # hidden under another, so their agreement is not independent evidence.
+                    conf, why = max(conf, conf_s), f"{why}; seams agree"
+                    # A pile can hide a cube under the others whatever its top shows.
+                    conf = min(conf, 1.0 - HIDDEN_RISK * (n - 1))
+                else:
+                    # Two cues that disagree: one of them is wrong, so ask. The seams are kept
+                    # when the area allows them (they see what area alone cannot).
+                    if ratio < 1.85 or _posterior_of(ratio, n_s) >= 0.1:
+                        n = n_s
+                    conf = min(conf, 0.8)
+                    why = f"{why}, but the seams suggest {n_s}"
         blob = Blob(name, n, conf, ratio, why, (x, y, w, h))
         return blob, self._detections(name, sub, contour, (x, y), n, conf)
+
+    def _faces_tilted(self, index: int, sub: np.ndarray, grey: np.ndarray, expected: float) -> bool:
+        """Whether a blob's faces are shaded as a tilted cube's are, not as a flat top.
+
+        A cube on an edge or a corner turns its faces from the light: the largest face is
+        lighter or darker than a flat-lying top of that colour (measured at calibration), or the
+        faces differ from each other. Two stacked cubes both show flat tops.
+        """
+        model = self.profile.colours[index]
+        if model.seam_depth <= 0 or model.face_grey <= 0:
+            return False
+        pieces, k = seam_pieces(sub, grey, math.sqrt(expected), model.seam_depth)
+        if k == 0:
+            return False
+        sizes = np.bincount(pieces.ravel(), minlength=k + 1)[1:].astype(np.float64)
+        sums = np.bincount(pieces.ravel(), weights=grey.ravel(), minlength=k + 1)[1:]
+        big = sizes >= 0.15 * model.core_frac * expected
+        if not big.any():
+            return False
+        light = sums[big] / sizes[big] / max(1.0, model.face_grey * self._gain)
+        main = light[int(np.argmax(sizes[big]))]
+        return bool(not 0.9 <= main <= 1.1 or light.max() / max(1e-3, light.min()) > 1.2)
+
+    def _seam_reading(
+        self, index: int, sub: np.ndarray, grey: np.ndarray, expected: float, ratio: float
+    ) -> tuple[int, float] | None:
+        """Cubes in a blob from its seam-cut pieces, when every piece reads cleanly, else None.
+
+        Each piece is a whole number of cube tops (its area against a lone cube's core area,
+        measured at calibration), lit like a flat top; a face turned from the light, a piece
+        between whole numbers, or much of the blob lost in seams leaves the reading to area.
+        """
+        model = self.profile.colours[index]
+        if model.core_frac <= 0 or model.face_grey <= 0:
+            return None
+        pieces, k = seam_pieces(sub, grey, math.sqrt(expected), model.seam_depth)
+        if k == 0:
+            return None
+        sizes = np.bincount(pieces.ravel(), minlength=k + 1)[1:].astype(np.float64)
+        sums = np.bincount(pieces.ravel(), weights=grey.ravel(), minlength=k + 1)[1:]
+        unit = model.core_frac * expected
+        face = model.face_grey * self._gain
+        n, conf, kept = 0, 1.0, 0.0
+        for size, total in zip(sizes, sums, strict=True):
+            q = size / unit
+            if q < 0.08:
+                continue  # grain or a glint, not a face
+            if q < 0.2:
+                return None  # a sliver: maybe the visible part of a cube under the others
+            m = max(1, round(q))
+            if (m == 1 and not 0.6 <= q <= 1.35) or (m > 1 and abs(q - m) > 0.3):
+                return None
+            light = total / size / max(1.0, face)
+            if not 0.85 <= light <= 1.18:
+                return None
+            conf *= 0.995 if abs(q - m) <= 0.2 * math.sqrt(m) else 0.97
+            n += m
+            kept += size
+        if n == 0 or not 0.65 <= kept / (unit * ratio) <= 1.2:
+            return None
+        if not 0.75 <= ratio / n <= 1.4:
+            return None
+        if ratio >= 1.85 and _posterior_of(ratio, n) < 0.02:
+            return None
+        return n, conf
 
     def _detections(
         self,
@@ -486,19 +637,30 @@ class Counter:
             return [self._detection(name, contour, origin, conf)]
         ys, xs = np.nonzero(sub)
         pts = np.stack([xs, ys], 1).astype(np.float32)
+        # k-means on a subsample (outlines only need to be about right), then every pixel to
+        # its nearest centre by a distance transform: a big pile costs a millisecond, not ten.
+        step = max(1, len(pts) // (60 * n))
         criteria = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_MAX_ITER, 10, 0.5)
         cv2.setRNGSeed(1)
-        _, lab, _ = cv2.kmeans(pts, n, None, criteria, 1, cv2.KMEANS_PP_CENTERS)
+        _, _, centres = cv2.kmeans(pts[::step], n, None, criteria, 1, cv2.KMEANS_PP_CENTERS)
+        h, w = sub.shape
+        cx = np.clip(np.rint(centres[:, 0]).astype(int), 0, w - 1)
+        cy = np.clip(np.rint(centres[:, 1]).astype(int), 0, h - 1)
+        seeds = np.ones((h, w), np.uint8)
+        seeds[cy, cx] = 0
+        _, nearest = cv2.distanceTransformWithLabels(
+            seeds, cv2.DIST_L2, 3, labelType=cv2.DIST_LABEL_PIXEL
+        )
+        nearest[sub == 0] = 0
         out = []
-        lab = lab.ravel()
-        for k in range(n):
-            part = np.zeros_like(sub)
-            sel = lab == k
-            part[ys[sel], xs[sel]] = 1
+        for k in sorted(set(int(v) for v in nearest[cy, cx])):
+            part = (nearest == k).astype(np.uint8)
             contours, _ = cv2.findContours(part, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
             if contours:
                 out.append(self._detection(name, max(contours, key=cv2.contourArea), origin, conf))
-        return out
+        while len(out) < n:  # two centres on one pixel: the blob's outline stands for both
+            out.append(self._detection(name, contour, origin, conf))
+        return out[:n]
 
     def _detection(
         self, name: str, contour: np.ndarray, origin: tuple[int, int], conf: float
@@ -531,3 +693,46 @@ class Counter:
         if abs(fw / fh - w / h) > 0.01 * (w / h):
             raise VisionError(f"image is {fw}x{fh} but the profile was calibrated at {w}x{h}")
         return frame
+
+
+HIDDEN_RISK = 0.015
+"""Chance, per cube touching another in a pile, that one more lies unseen beneath them: the
+most a reading of the pile's top (area and seams agreeing) can be trusted."""
+
+SEAM_DEPTH = 0.1
+"""Least depth of a seam (a line darker than the faces around it, where the bevels of two
+touching cubes meet), as a share of the faces' lightness; calibration raises it above what the
+wood grain and noise of a lone cube's face reach."""
+
+
+SEAM_BLUR = 1.0
+"""Smoothing (working pixels) before seams are looked for: wood grain is finer than a seam."""
+
+
+def seam_hat(sub: np.ndarray, gray: np.ndarray, side: float) -> np.ndarray:
+    """How much darker each blob pixel is than the faces around it, as a share of their lightness.
+
+    A black-hat (closing minus image) on lightly smoothed lightness, with pixels outside the blob
+    held dark so the blob's rim is no seam.
+    """
+    g = cv2.GaussianBlur(gray, (0, 0), SEAM_BLUR)
+    g = np.where(sub > 0, g, 0).astype(np.uint8)
+    k = max(3, round(0.3 * side) | 1)
+    ker = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+    closed = cv2.morphologyEx(g, cv2.MORPH_CLOSE, ker).astype(np.float32)
+    return (closed - g) / np.maximum(closed, 8.0)
+
+
+def seam_pieces(
+    sub: np.ndarray, gray: np.ndarray, side: float, depth: float = SEAM_DEPTH
+) -> tuple[np.ndarray, int]:
+    """Cut a blob along the dark seams between touching cubes: (piece labels, piece count).
+
+    ``sub`` is the blob mask, ``gray`` the lightness over the same box, ``side`` one cube's side
+    in pixels, ``depth`` the seam depth (see :func:`seam_hat`).
+    """
+    hat = seam_hat(sub, gray, side)
+    core = ((hat < depth) & (sub > 0)).astype(np.uint8)
+    core = cv2.erode(core, np.ones((3, 3), np.uint8))
+    n, lab = cv2.connectedComponents(core, connectivity=4)
+    return lab, n - 1

@@ -19,6 +19,8 @@ TRAY = 0
 UNKNOWN = 255
 ALIGN_SIZE = 176
 """Long side, in pixels, of the thumbnails the tray alignment is computed on."""
+ECC_CRITERIA = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 15, 3e-4)
+"""When ECC stops refining the tray's motion."""
 
 
 def to_working(img: np.ndarray, size: tuple[int, int]) -> np.ndarray:
@@ -67,7 +69,7 @@ def align(
     """
     gb, f = template if template is not None else thumbnail(background)
     gf, _ = thumbnail(frame)
-    criteria = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 30, 1e-4)
+    criteria = ECC_CRITERIA
     score, warp = 0.0, np.array([[1, 0, 0], [0, 1, 0]], np.float32)
     for attempt in range(2):
         if attempt == 0:
@@ -139,7 +141,29 @@ def _linear_of_lab8(lab8: np.ndarray) -> np.ndarray:
     )
 
 
+FACE_CHROMA_SPREAD = 4.0
+"""Extra chroma spread (8-bit Lab units) allowed around a coloured cube's calibrated colour: the
+calibration cubes lie flat, but a face turned toward a light or the camera shifts its chroma a
+few units (glare, clipping) and must still be its colour."""
+CHROMATIC = 20.0
+"""Chroma above which a colour is chromatic (black and white get no extra chroma spread: theirs
+would take in tinted shadows and highlights of the tray)."""
+
+_LUT_CACHE: dict[bytes, tuple[np.ndarray, np.ndarray]] = {}
+
+
 def mahalanobis_lut(means: np.ndarray, covs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`build_mahalanobis_lut`, remembered for the last few colour models (calibration
+    builds several counters on the same colours; tests build many on a few setups)."""
+    key = np.asarray(means, np.float64).tobytes() + np.asarray(covs, np.float64).tobytes()
+    if key not in _LUT_CACHE:
+        if len(_LUT_CACHE) >= 8:
+            _LUT_CACHE.pop(next(iter(_LUT_CACHE)))
+        _LUT_CACHE[key] = build_mahalanobis_lut(means, covs)
+    return _LUT_CACHE[key]
+
+
+def build_mahalanobis_lut(means: np.ndarray, covs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """For every 15-bit BGR colour: the nearest colour class and its distance.
 
     The distance is Mahalanobis in 8-bit Lab to the class seen under the best of
@@ -153,6 +177,9 @@ def mahalanobis_lut(means: np.ndarray, covs: np.ndarray) -> tuple[np.ndarray, np
     lab = cv2.cvtColor(bgr, cv2.COLOR_BGR2LAB).reshape(-1, 3).astype(np.float32)
     dists = np.empty((len(means), lab.shape[0]), np.float32)
     for i, (m, c) in enumerate(zip(means, covs, strict=True)):
+        c = np.array(c, np.float64)
+        if math.hypot(m[1] - 128.0, m[2] - 128.0) >= CHROMATIC:
+            c[1:, 1:] += np.eye(2) * FACE_CHROMA_SPREAD**2
         inv = np.linalg.inv(c).astype(np.float32)
         base = _linear_of_lab8(m)[0]
         best = np.full(lab.shape[0], np.inf, np.float32)
@@ -207,11 +234,13 @@ def tray_features(
     return dark, bright, np.sqrt(ea * ea + eb * eb)
 
 
-def exposure_gain(frame_lab: np.ndarray, bg_lab: np.ndarray, mask: np.ndarray) -> float:
+def exposure_gain(
+    frame_lab: np.ndarray, bg_lab: np.ndarray, mask: np.ndarray, step: int = 4
+) -> float:
     """Lightness of the frame relative to the empty tray, over the tray (cubes are a minority)."""
-    sel = mask[::4, ::4] > 0
-    lf = frame_lab[::4, ::4, 0][sel].astype(np.float32)
-    lb = bg_lab[::4, ::4, 0][sel].astype(np.float32)
+    sel = mask[::step, ::step] > 0
+    lf = frame_lab[::step, ::step, 0][sel].astype(np.float32)
+    lb = bg_lab[::step, ::step, 0][sel].astype(np.float32)
     if lf.size < 50:
         return 1.0
     return float(np.clip(np.median((lf + 6.0) / (lb + 6.0)), 0.5, 2.0))
@@ -246,6 +275,58 @@ def label_pixels(
     return np.where(tray, TRAY, np.where(d_colour <= max_colour, colour, UNKNOWN)).astype(np.uint8)
 
 
+def tray_range(bg_lab: np.ndarray, tol: int = TOLERANCE_PX) -> tuple[np.ndarray, np.ndarray]:
+    """The darkest and lightest Lab values of the tray within ``tol`` pixels of each pixel."""
+    k = np.ones((2 * tol + 1, 2 * tol + 1), np.uint8)
+    return cv2.erode(bg_lab, k), cv2.dilate(bg_lab, k)
+
+
+def inside_tray(
+    lab: np.ndarray, lo_b: np.ndarray, hi_b: np.ndarray, gain: float, test: TrayTest
+) -> np.ndarray:
+    """255 where a pixel is plainly within the tray's range (saturating 8-bit operations).
+
+    ``dark >= lo`` is ``L_f >= lo * (L_min * gain + 6) - 6``, and alike for ``bright <= hi``;
+    the chroma bound is taken per axis (a square inside the disc), so this never says tray where
+    the exact rule would not.
+    """
+    l_f, a_f, b_f = cv2.split(lab)
+    l_lo, a_lo, b_lo = cv2.split(lo_b)
+    l_hi, a_hi, b_hi = cv2.split(hi_b)
+    low = cv2.convertScaleAbs(l_lo, alpha=test.ratio_lo * gain, beta=6.0 * test.ratio_lo - 5.0)
+    high = cv2.convertScaleAbs(l_hi, alpha=test.ratio_hi * gain, beta=6.0 * test.ratio_hi - 7.0)
+    c = int(test.chroma / math.sqrt(2))
+    inside = cv2.inRange(l_f, low, high)
+    inside &= cv2.inRange(a_f, cv2.subtract(a_lo, c), cv2.add(a_hi, c))
+    inside &= cv2.inRange(b_f, cv2.subtract(b_lo, c), cv2.add(b_hi, c))
+    return inside
+
+
+def exact_labels(
+    px: np.ndarray,
+    f_lab: np.ndarray,
+    lo: np.ndarray,
+    hi: np.ndarray,
+    gain: float,
+    test: TrayTest,
+    lut_class: np.ndarray,
+    lut_dist: np.ndarray,
+    max_colour: float,
+) -> np.ndarray:
+    """The labelling rule for N pixels: BGR ``px``, their Lab, and the tray range there."""
+    lf = f_lab[:, 0].astype(np.float32) + 6.0
+    dark = lf / (lo[:, 0].astype(np.float32) * gain + 6.0)
+    bright = lf / (hi[:, 0].astype(np.float32) * gain + 6.0)
+    fab = f_lab[:, 1:].astype(np.int16)
+    e = np.maximum(np.maximum(fab - hi[:, 1:], lo[:, 1:] - fab), 0).astype(np.float32)
+    chroma = np.sqrt((e * e).sum(1))
+    d_tray = tray_distance(dark, bright, chroma, test)
+    q = (px >> 3).astype(np.int32)
+    codes = (q[:, 0] << 10) | (q[:, 1] << 5) | q[:, 2]
+    ones = np.ones(len(px), np.uint8)
+    return label_pixels(d_tray, lut_class[codes] + 1, lut_dist[codes], ones, max_colour)
+
+
 def classify(
     work: np.ndarray,
     lab: np.ndarray,
@@ -261,37 +342,124 @@ def classify(
 
     Same rule as :func:`tray_distance` + :func:`label_pixels`, made fast: pixels plainly inside
     the tray's range (most of the image) are found with saturating 8-bit OpenCV operations, and
-    only the rest get the exact arithmetic.
+    only the rest get the exact arithmetic. (The counter itself goes further: see
+    :class:`SparseLabeller`.)
     """
-    k = np.ones((2 * TOLERANCE_PX + 1, 2 * TOLERANCE_PX + 1), np.uint8)
-    l_f, a_f, b_f = cv2.split(lab)
-    l_lo, a_lo, b_lo = cv2.split(cv2.erode(bg_lab, k))
-    l_hi, a_hi, b_hi = cv2.split(cv2.dilate(bg_lab, k))
-    # dark >= lo  <=>  L_f >= lo * (L_min * gain + 6) - 6, and alike for bright <= hi.
-    low = cv2.convertScaleAbs(l_lo, alpha=test.ratio_lo * gain, beta=6.0 * test.ratio_lo - 5.0)
-    high = cv2.convertScaleAbs(l_hi, alpha=test.ratio_hi * gain, beta=6.0 * test.ratio_hi - 7.0)
-    c = int(test.chroma / math.sqrt(2))
-    inside = cv2.inRange(l_f, low, high)
-    inside &= cv2.inRange(a_f, cv2.subtract(a_lo, c), cv2.add(a_hi, c))
-    inside &= cv2.inRange(b_f, cv2.subtract(b_lo, c), cv2.add(b_hi, c))
-    cand = np.flatnonzero((cv2.bitwise_not(inside) & roi).ravel())
-    labels = np.zeros(l_f.size, np.uint8)
-    if cand.size == 0:
-        return labels.reshape(l_f.shape)
-    lf = l_f.ravel()[cand].astype(np.float32) + 6.0
-    dark = lf / (l_lo.ravel()[cand].astype(np.float32) * gain + 6.0)
-    bright = lf / (l_hi.ravel()[cand].astype(np.float32) * gain + 6.0)
-    fa = a_f.ravel()[cand].astype(np.int16)
-    fb = b_f.ravel()[cand].astype(np.int16)
-    ea = np.maximum(np.maximum(fa - a_hi.ravel()[cand], a_lo.ravel()[cand] - fa), 0)
-    eb = np.maximum(np.maximum(fb - b_hi.ravel()[cand], b_lo.ravel()[cand] - fb), 0)
-    chroma = np.sqrt((ea * ea + eb * eb).astype(np.float32))
-    d_tray = tray_distance(dark, bright, chroma, test)
-    q = (work.reshape(-1, 3)[cand] >> 3).astype(np.int32)
-    codes = (q[:, 0] << 10) | (q[:, 1] << 5) | q[:, 2]
-    ones = np.ones(cand.size, np.uint8)
-    labels[cand] = label_pixels(d_tray, lut_class[codes] + 1, lut_dist[codes], ones, max_colour)
-    return labels.reshape(l_f.shape)
+    lo_b, hi_b = tray_range(bg_lab)
+    cand = np.flatnonzero((cv2.bitwise_not(inside_tray(lab, lo_b, hi_b, gain, test)) & roi).ravel())
+    labels = np.zeros(work.shape[0] * work.shape[1], np.uint8)
+    if cand.size:
+        labels[cand] = exact_labels(
+            work.reshape(-1, 3)[cand],
+            lab.reshape(-1, 3)[cand],
+            lo_b.reshape(-1, 3)[cand],
+            hi_b.reshape(-1, 3)[cand],
+            gain,
+            test,
+            lut_class,
+            lut_dist,
+            max_colour,
+        )
+    return labels.reshape(work.shape[:2])
+
+
+COARSE_LOOSEN = (0.96, 1.04, 2.0)
+"""How much wider (ratio low, ratio high, chroma) the half-scale first look takes the tray's
+range, so pixels it calls tray are tray at full working scale too."""
+
+
+class SparseLabeller:
+    """Labels frames of one setup touching as few pixels as possible.
+
+    Most of a frame is plainly tray. A first look at half the working scale (looser range, grown
+    by a coarse pixel) finds the few pixels near cubes, shadows and glare; only those get Lab and
+    the exact rule, with the tray range read at the matching point of the (unmoved) empty tray
+    through the inverse of the alignment. Nothing is warped at full scale.
+    """
+
+    def __init__(self, bg_lab: np.ndarray, roi: np.ndarray, test: TrayTest) -> None:
+        self.h, self.w = bg_lab.shape[:2]
+        self.half = (max(8, self.w // 2), max(8, self.h // 2))
+        self.test = test
+        lo, hi = tray_range(bg_lab)
+        self.lo = lo.reshape(-1, 3)
+        self.hi = hi.reshape(-1, 3)
+        self.roi = roi.ravel()
+        bg_h = cv2.resize(bg_lab, self.half, interpolation=cv2.INTER_AREA)
+        self.bg_h = bg_h
+        self.lo_h, self.hi_h = tray_range(bg_h, 1)
+        self.roi_h = cv2.resize(roi, self.half, interpolation=cv2.INTER_NEAREST)
+        self.loose = TrayTest(
+            test.ratio_lo * COARSE_LOOSEN[0],
+            test.ratio_hi * COARSE_LOOSEN[1],
+            test.chroma + COARSE_LOOSEN[2],
+        )
+
+    def candidates(self, work: np.ndarray, alignment: Alignment) -> tuple[np.ndarray, float]:
+        """Flat indices of the working pixels that may not be tray, and the exposure gain."""
+        m = alignment.warp.astype(np.float64)
+        # Same motion at half scale, where x_h = (x + 0.5) / 2 - 0.5.
+        m_h = m.copy()
+        m_h[:, 2] = m[:, 2] / 2.0 + 0.25 * m[:, :2].sum(1) - 0.25
+        m_h = m_h.astype(np.float32)
+        size = self.half
+        flags = cv2.INTER_NEAREST
+        rep = cv2.BORDER_REPLICATE
+        bg = cv2.warpAffine(self.bg_h, m_h, size, flags=flags, borderMode=rep)
+        lo = cv2.warpAffine(self.lo_h, m_h, size, flags=flags, borderMode=rep)
+        hi = cv2.warpAffine(self.hi_h, m_h, size, flags=flags, borderMode=rep)
+        roi = cv2.warpAffine(self.roi_h, m_h, size, flags=flags, borderMode=cv2.BORDER_CONSTANT)
+        lab = cv2.cvtColor(cv2.resize(work, size, interpolation=cv2.INTER_AREA), cv2.COLOR_BGR2LAB)
+        gain = exposure_gain(lab, bg, roi, step=3)
+        out = cv2.bitwise_not(inside_tray(lab, lo, hi, gain, self.loose)) & roi
+        out = cv2.dilate(out, np.ones((3, 3), np.uint8))
+        ys, xs = np.nonzero(out)
+        if ys.size == 0:
+            return np.zeros(0, np.intp), gain
+        yy = np.concatenate([2 * ys, 2 * ys, 2 * ys + 1, 2 * ys + 1])
+        xx = np.concatenate([2 * xs, 2 * xs + 1, 2 * xs, 2 * xs + 1])
+        return np.sort(yy * self.w + xx), gain
+
+    def labels(
+        self,
+        work: np.ndarray,
+        alignment: Alignment,
+        lut_class: np.ndarray,
+        lut_dist: np.ndarray,
+        max_colour: float,
+    ) -> tuple[np.ndarray, float, tuple[int, int, int, int]]:
+        """Label a working frame (0 tray, 1..n colour, ``UNKNOWN``); also the exposure gain and
+        the box (x0, y0, x1, y1) outside which every pixel is tray."""
+        cand, gain = self.candidates(work, alignment)
+        labels = np.zeros(self.h * self.w, np.uint8)
+        nothing = (0, 0, 0, 0)
+        if cand.size == 0:
+            return labels.reshape(self.h, self.w), gain, nothing
+        # Where each candidate pixel was in the empty tray (nearest pixel; outside = not floor).
+        inv = cv2.invertAffineTransform(alignment.warp.astype(np.float64))
+        x = (cand % self.w).astype(np.float32)
+        y = (cand // self.w).astype(np.float32)
+        sx = np.rint(inv[0, 0] * x + inv[0, 1] * y + inv[0, 2]).astype(np.intp)
+        sy = np.rint(inv[1, 0] * x + inv[1, 1] * y + inv[1, 2]).astype(np.intp)
+        ok = (sx >= 0) & (sx < self.w) & (sy >= 0) & (sy < self.h)
+        src = np.clip(sy, 0, self.h - 1) * self.w + np.clip(sx, 0, self.w - 1)
+        keep = ok & (self.roi[src] > 0)
+        cand, src = cand[keep], src[keep]
+        if cand.size == 0:
+            return labels.reshape(self.h, self.w), gain, nothing
+        xs = x[keep]
+        box = (
+            int(xs.min()),
+            int(cand[0] // self.w),
+            int(xs.max()) + 1,
+            int(cand[-1] // self.w) + 1,
+        )
+        px = work.reshape(-1, 3)[cand]
+        f_lab = cv2.cvtColor(px.reshape(-1, 1, 3), cv2.COLOR_BGR2LAB).reshape(-1, 3)
+        labels[cand] = exact_labels(
+            px, f_lab, self.lo[src], self.hi[src], gain, self.test, lut_class, lut_dist, max_colour
+        )
+        return labels.reshape(self.h, self.w), gain, box
 
 
 def majority(labels: np.ndarray, classes: Sequence[int], k: int = 5) -> np.ndarray:

@@ -45,6 +45,13 @@ class ColourModel:
     tray_separation: float
     colour_separation: float
     note: str = ""
+    core_frac: float = 0.0
+    """Share of a lone cube's area left once its seams are cut away (0: not measured)."""
+    face_grey: float = 0.0
+    """Grey level (0..255) of a flat-lying cube's top face at calibration (0: not measured)."""
+    seam_depth: float = 0.0
+    """Darkening (share of face lightness) that marks a seam between touching cubes: above what
+    a lone cube's grain and noise reach at calibration (0: seams are not used)."""
 
 
 @dataclass(frozen=True)
@@ -130,6 +137,16 @@ def _numbers(value: Any, key: str, n: int | None = None) -> tuple[float, ...]:
     return tuple(out)
 
 
+def _optional_number(data: dict[str, Any], key: str, name: str) -> float:
+    """A field added after version 1 was fixed: absent means not measured (0)."""
+    value = data.get(key, 0.0)
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise ValueError(f"colour '{name}': '{key}' must be a number")
+    if value < 0:
+        raise ValueError(f"colour '{name}': '{key}' must not be negative")
+    return float(value)
+
+
 def _colour_from_json(data: Any) -> ColourModel:
     if not isinstance(data, dict):
         raise ValueError("each entry of 'colours' must be an object")
@@ -155,6 +172,9 @@ def _colour_from_json(data: Any) -> ColourModel:
         tray_separation=float(_need(data, "tray_separation", (int, float))),
         colour_separation=float(_need(data, "colour_separation", (int, float))),
         note=str(data.get("note", "")),
+        core_frac=_optional_number(data, "core_frac", name),
+        face_grey=_optional_number(data, "face_grey", name),
+        seam_depth=_optional_number(data, "seam_depth", name),
     )
 
 

@@ -81,6 +81,10 @@ class Setup:
     paints: dict[str, tuple[float, float, float]] = field(default_factory=lambda: dict(PAINTS))
     tray_shift_mm: tuple[float, float] = (0.0, 0.0)
     tray_rot_deg: float = 0.0
+    mouth_mm: float = 0.0
+    """Width of the opening in the -x wall where the tower's chute enters (0: no mouth)."""
+    chute_mm: float = 60.0
+    chute_rgb: tuple[float, float, float] = (0.55, 0.38, 0.22)
 
 
 @dataclass(frozen=True)
@@ -324,8 +328,9 @@ def render(setup: Setup, cubes: Sequence[Cube], seed: int = 0) -> tuple[np.ndarr
     )
     canvas.rgb[:] = table * (1 + 0.05 * _noise(rng, (h, w), 40.0))[..., None]
     mm_px = 0.5
+    ext = setup.chute_mm if setup.mouth_mm > 0 else 0.0
     tex_w, tex_h = (
-        int((tw + 2 * setup.wall_thick_mm) / mm_px),
+        int((tw + 2 * setup.wall_thick_mm + ext) / mm_px),
         int((th + 2 * setup.wall_thick_mm) / mm_px),
     )
     albedo = np.ones((tex_h, tex_w, 3), np.float32) * _lin(setup.floor_rgb)
@@ -339,7 +344,14 @@ def render(setup: Setup, cubes: Sequence[Cube], seed: int = 0) -> tuple[np.ndarr
         )[..., None]
     else:
         albedo *= (1 + 0.02 * _noise(rng, (tex_h, tex_w), 20.0))[..., None]
-    origin = np.array([-tw / 2 - setup.wall_thick_mm, th / 2 + setup.wall_thick_mm])
+    origin = np.array([-tw / 2 - setup.wall_thick_mm - ext, th / 2 + setup.wall_thick_mm])
+    if setup.mouth_mm > 0:
+        # The chute: a wooden run from outside the tray through the mouth to the floor's edge.
+        x1 = int((setup.chute_mm + setup.wall_thick_mm) / mm_px)
+        ya = int((origin[1] - setup.mouth_mm / 2) / mm_px)
+        yb = int((origin[1] + setup.mouth_mm / 2) / mm_px)
+        wood = _wood(rng, (yb - ya, x1), 0.22, rng.uniform(5, 9))
+        albedo[ya:yb, :x1] = _lin(setup.chute_rgb)[None, None, :] * wood[..., None]
     # The floor texture's own frame moves with the tray: compose the tray motion into it.
     src = np.array([[0, 0], [tex_w, 0], [tex_w, tex_h], [0, tex_h]], np.float32)
     corners_t = np.array([[origin[0] + x * mm_px, origin[1] - y * mm_px, 0.0] for x, y in src])
@@ -355,13 +367,18 @@ def render(setup: Setup, cubes: Sequence[Cube], seed: int = 0) -> tuple[np.ndarr
         [[-tw / 2, -th / 2, 0], [tw / 2, -th / 2, 0], [tw / 2, th / 2, 0], [-tw / 2, th / 2, 0]]
     )
     floor_mask = np.zeros((h, w), np.uint8)
-    cv2.fillConvexPoly(
-        floor_mask,
-        np.round(cam.project(_to_world(setup, inner)) * 16).astype(np.int32),
-        255,
-        cv2.LINE_AA,
-        4,
-    )
+    polys = [inner]
+    if setup.mouth_mm > 0:
+        m2, xa = setup.mouth_mm / 2, -tw / 2 - setup.wall_thick_mm - setup.chute_mm
+        polys.append(np.array([[xa, -m2, 0], [-tw / 2, -m2, 0], [-tw / 2, m2, 0], [xa, m2, 0]]))
+    for poly in polys:
+        cv2.fillConvexPoly(
+            floor_mask,
+            np.round(cam.project(_to_world(setup, poly)) * 16).astype(np.int32),
+            255,
+            cv2.LINE_AA,
+            4,
+        )
     # Shadows of the cubes on the floor, one soft mask per light.
     for light, ldir in zip(setup.lights, _light_dirs(setup), strict=True):
         mask = np.zeros((h, w), np.float32)
@@ -413,8 +430,17 @@ def _draw_walls(setup: Setup, cam: Camera, canvas: _Canvas, rng: np.random.Gener
     hgt, t = setup.wall_mm, setup.wall_thick_mm
     albedo = _lin(setup.wall_rgb)
     x0, x1, y0, y1 = -tw / 2, tw / 2, -th / 2, th / 2
+    m2 = setup.mouth_mm / 2
+    left = (
+        [
+            ([[x0, y0, 0], [x0, -m2, 0], [x0, -m2, hgt], [x0, y0, hgt]], (1, 0, 0)),
+            ([[x0, m2, 0], [x0, y1, 0], [x0, y1, hgt], [x0, m2, hgt]], (1, 0, 0)),
+        ]
+        if m2 > 0
+        else [([[x0, y0, 0], [x0, y1, 0], [x0, y1, hgt], [x0, y0, hgt]], (1, 0, 0))]
+    )
     quads = [
-        ([[x0, y0, 0], [x0, y1, 0], [x0, y1, hgt], [x0, y0, hgt]], (1, 0, 0)),
+        *left,
         ([[x1, y1, 0], [x1, y0, 0], [x1, y0, hgt], [x1, y1, hgt]], (-1, 0, 0)),
         ([[x1, y0, 0], [x0, y0, 0], [x0, y0, hgt], [x1, y0, hgt]], (0, 1, 0)),
         ([[x0, y1, 0], [x1, y1, 0], [x1, y1, hgt], [x0, y1, hgt]], (0, -1, 0)),
@@ -422,7 +448,14 @@ def _draw_walls(setup: Setup, cam: Camera, canvas: _Canvas, rng: np.random.Gener
     tops = [
         [[x0 - t, y0 - t, hgt], [x1 + t, y0 - t, hgt], [x1 + t, y0, hgt], [x0 - t, y0, hgt]],
         [[x0 - t, y1, hgt], [x1 + t, y1, hgt], [x1 + t, y1 + t, hgt], [x0 - t, y1 + t, hgt]],
-        [[x0 - t, y0, hgt], [x0, y0, hgt], [x0, y1, hgt], [x0 - t, y1, hgt]],
+        *(
+            [
+                [[x0 - t, y0, hgt], [x0, y0, hgt], [x0, -m2, hgt], [x0 - t, -m2, hgt]],
+                [[x0 - t, m2, hgt], [x0, m2, hgt], [x0, y1, hgt], [x0 - t, y1, hgt]],
+            ]
+            if m2 > 0
+            else [[[x0 - t, y0, hgt], [x0, y0, hgt], [x0, y1, hgt], [x0 - t, y1, hgt]]]
+        ),
         [[x1, y0, hgt], [x1 + t, y0, hgt], [x1 + t, y1, hgt], [x1, y1, hgt]],
     ]
     rot, _ = _tray_transform(setup)
@@ -553,6 +586,39 @@ def make_cube(
     )
 
 
+def placement_area(setup: Setup) -> tuple[float, float]:
+    """Width and depth (mm) of the centred part of the floor the camera sees whole.
+
+    Usually the whole floor; a camera set closer (or with a narrower view) sees less of it, and
+    cubes out of the picture cannot be counted, so drops (and calibration photos) stay in view.
+    """
+    tw, th = setup.tray_mm
+    cam = Camera(setup)
+    w, h = setup.size
+    pad = setup.cube_mm * setup.px_per_mm
+    for f in np.linspace(1.0, 0.3, 36):
+        ax, ay = tw / 2 * f, th / 2 * f
+        pts = np.array([[sx * ax, sy * ay, 0.0] for sx in (-1, 0, 1) for sy in (-1, 0, 1)])
+        uv = cam.project(_to_world(setup, pts))
+        inside = (uv >= pad).all() and (uv[:, 0] <= w - pad).all() and (uv[:, 1] <= h - pad).all()
+        if inside:
+            return float(2 * ax), float(2 * ay)
+    return tw * 0.3, th * 0.3
+
+
+def _off_floor(
+    setup: Setup, x: float, y: float, margin: float, area: tuple[float, float] | None = None
+) -> bool:
+    """Whether a cube centred at (x, y) would not rest on the floor in view (or in the tray's
+    mouth, where the chute meets it: cubes stop there half on the chute)."""
+    tw, th = area or setup.tray_mm
+    if abs(y) <= th / 2 - margin and abs(x) <= tw / 2 - margin:
+        return False
+    whole = tw >= setup.tray_mm[0] - 1e-6  # the mouth is in view only when all the floor is
+    in_mouth = abs(y) <= setup.mouth_mm / 2 - margin and x >= -tw / 2 - setup.wall_thick_mm
+    return not (setup.mouth_mm > 0 and whole and in_mouth and x <= tw / 2 - margin)
+
+
 def _free(placed: list[tuple[float, float, float]], x: float, y: float, r: float) -> bool:
     return all((x - px) ** 2 + (y - py) ** 2 >= (r + pr) ** 2 for px, py, pr in placed)
 
@@ -570,7 +636,7 @@ def random_drop(
     lying on another cube."""
     colours = [c for c, n in counts.items() for _ in range(n)]
     rng.shuffle(colours)
-    tw, th = setup.tray_mm
+    tw, th = area = placement_area(setup)
     e = setup.cube_mm
     margin = e * 0.9
     placed: list[tuple[float, float, float]] = []
@@ -579,6 +645,8 @@ def random_drop(
         (rng.uniform(-tw / 2 + 3 * e, tw / 2 - 3 * e), rng.uniform(-th / 2 + 3 * e, th / 2 - 3 * e))
         for _ in range(1 + len(colours) // 8)
     ]
+    if setup.mouth_mm > 0 and tw >= setup.tray_mm[0] - 1e-6:  # they pile up at the mouth
+        centres[0] = (-tw / 2 + rng.uniform(0.5, 3) * e, rng.uniform(-0.3, 0.3) * setup.mouth_mm)
     i = 0
     while i < len(colours):
         colour = colours[i]
@@ -664,7 +732,7 @@ def random_drop(
                     rng.uniform(-th / 2 + margin, th / 2 - margin),
                 )
                 r = radius * 1.25
-            if abs(x) > tw / 2 - margin or abs(y) > th / 2 - margin:
+            if _off_floor(setup, x, y, margin, area):
                 continue
             if _free(placed, x, y, r):
                 break
@@ -718,6 +786,8 @@ CONDITIONS: dict[str, dict[str, Any]] = {
     "blur-jpeg": {"blur_px": 1.6, "jpeg": 55},
     "small-camera": {"size": (640, 480), "px_per_mm": 1.95, "read_noise": 2.5},
     "wide-lens": {"cam_height_mm": 260.0, "px_per_mm": 3.9},
+    "mouth": {"mouth_mm": 70.0, "tilt_deg": 5.0, "tilt_azim_deg": 200.0},
+    "tall-640": {"size": (640, 480), "px_per_mm": 1.6, "cam_height_mm": 330.0, "mouth_mm": 70.0},
 }
 """Setups the counter must handle, as changes to the default (a diffuse ring light over a
 mid-grey tray). Drops in these are counted after calibrating on the same setup; ``shift_mm`` in

@@ -1,12 +1,15 @@
 """Cube counter accuracy and speed, on folders in the samples' layout and on rendered setups.
 
     python -m tests.bench.bench_vision [DATA_DIR ...] [--rendered N] [--size WxH] [--seed S]
+                                       [--only NAMES] [--repeat R]
 
 DATA_DIR holds ``calib/`` and ``tests/NNN.jpg`` + ``NNN.json``. With ``--rendered N`` it also
 renders every named condition of :mod:`vision.render` (calibration set, then N drops with the tray
 nudged a few mm). Prints exact-count rate, mean absolute error per colour, wrong counts that did
 not ask for review (target 0), right counts that did (target <= 5%), ms per image, calibration
-time and peak memory. Never asserts on timing.
+time and peak memory. Never asserts on timing. ``--repeat R`` counts each image R times and
+keeps the fastest (same result each time): on a shared, busy machine that is the honest estimate
+of the time one count takes.
 """
 
 from __future__ import annotations
@@ -87,6 +90,19 @@ class Stats:
         )
 
 
+REPEAT = 1
+"""Counts per image; the fastest is reported (see ``--repeat``)."""
+
+
+def _count(counter: Counter, img: np.ndarray) -> tuple[dict[str, int], bool, float]:
+    """Count one image ``REPEAT`` times: its counts, review flag and fastest time."""
+    res = counter.count(img)
+    ms = res.ms
+    for _ in range(REPEAT - 1):
+        ms = min(ms, counter.count(img).ms)
+    return res.counts, res.needs_review, ms
+
+
 def evaluate_folder(folder: Path) -> Stats:
     """Calibrate on ``folder/calib`` and count every ``folder/tests/*.jpg`` against its JSON."""
     stats = Stats(folder.name)
@@ -98,15 +114,8 @@ def evaluate_folder(folder: Path) -> Stats:
         (folder / "tests").glob("*.png")
     ):
         meta = json.loads(img_path.with_suffix(".json").read_text())
-        res = counter.count(cv2.imread(str(img_path)))
-        stats.add(
-            img_path.name,
-            meta["counts"],
-            res.counts,
-            res.needs_review,
-            res.ms,
-            bool(meta.get("hard")),
-        )
+        counts, review, ms = _count(counter, cv2.imread(str(img_path)))
+        stats.add(img_path.name, meta["counts"], counts, review, ms, bool(meta.get("hard")))
     return stats
 
 
@@ -131,9 +140,9 @@ def evaluate_condition(name: str, drops: int, size: tuple[int, int] | None, seed
         tilted, stacked = (0.0, 0.0) if style == "scatter" else (0.15, 0.04)
         cubes = rd.random_drop(setup, rng, counts, style, tilted=tilted, stacked=stacked)
         img, truth = rd.render(rd.drop_setup(setup, rng), cubes, seed=seed * 100_000 + salt + k)
-        res = counter.count(img)
+        counts, review, ms = _count(counter, img)
         label = f"{name}#{k} ({style}, {total}{', hard' if truth.hard else ''})"
-        stats.add(label, truth.counts, res.counts, res.needs_review, res.ms, truth.hard)
+        stats.add(label, truth.counts, counts, review, ms, truth.hard)
     return stats
 
 
@@ -148,7 +157,10 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument(
         "--threads", type=int, default=1, help="OpenCV threads (1 = one core, as specified)"
     )
+    ap.add_argument("--repeat", type=int, default=1, help="count each image R times, keep fastest")
     args = ap.parse_args(argv)
+    global REPEAT
+    REPEAT = max(1, args.repeat)
     if not args.folders and not args.rendered:  # `make bench`: the shared samples and a few
         samples = Path(__file__).resolve().parents[3] / "shared" / "vision-samples" / "ring"
         args.folders = [samples] if samples.is_dir() else []  # rendered drops per condition

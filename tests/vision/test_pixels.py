@@ -62,3 +62,40 @@ def test_majority_vote_removes_speckle_and_keeps_blocks() -> None:
     labels[20, 20] = 4
     out = pixels.majority(labels, [0, 2, 3, 4])
     assert out[5, 5] == 0 and out[20, 20] == 2 and (out[12:28, 12:28] == 2).all()
+
+
+def test_sparse_labeller_matches_the_full_rule(ring: tuple) -> None:
+    """The counter's half-scale first look loses no pixel the full-scale rule labels."""
+    setup, _, counter = ring
+    for seed in (4, 5):
+        img, _ = drop(
+            setup, 950 + seed, {"green": 5, "black": 4, "white": 4}, "cluster", 0.3, shift_mm=3.0
+        )
+        work = pixels.to_working(img, counter.size)
+        al = pixels.align(counter.background, work, counter.template)
+        bg = pixels.warp_image(counter.bg_lab, al)
+        roi = pixels.warp_image(counter.roi, al, cv2.BORDER_CONSTANT)
+        lab = cv2.cvtColor(work, cv2.COLOR_BGR2LAB)
+        gain = pixels.exposure_gain(lab, bg, roi)
+        ref = pixels.classify(
+            work,
+            lab,
+            bg,
+            roi,
+            gain,
+            counter.tray_test,
+            counter.lut_class,
+            counter.lut_dist,
+            MAX_COLOUR_DISTANCE,
+        )
+        sparse, gain2, box = counter.labeller.labels(
+            work, al, counter.lut_class, counter.lut_dist, MAX_COLOUR_DISTANCE
+        )
+        assert abs(gain2 - gain) < 0.02
+        lost = ((ref != pixels.TRAY) & (sparse == pixels.TRAY)).sum()
+        assert lost <= 0.002 * (ref != pixels.TRAY).sum()
+        assert (sparse != ref).sum() <= 0.01 * (ref != pixels.TRAY).sum()
+        x0, y0, x1, y1 = box
+        outside = sparse.copy()
+        outside[y0:y1, x0:x1] = pixels.TRAY
+        assert not outside.any()

@@ -1,0 +1,109 @@
+"""Cues added for touching cubes and for setups unlike the default: seams between cubes, a camera
+that sees only part of the floor, the tray's mouth, and profiles written before these fields."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision import Counter, calibrate, load_profile
+from vision import render as rd
+from vision.calibrate import Sample
+from vision.count import seam_pieces
+
+from .conftest import drop
+
+
+def _face(size: int, light: int, rng: np.random.Generator) -> np.ndarray:
+    """A cube top as the camera sees it: grain, and a darker bevel along its border."""
+    yy, xx = np.mgrid[0:size, 0:size] + 0.5
+    edge = np.minimum(np.minimum(xx, size - xx), np.minimum(yy, size - yy)) / size
+    bevel = np.clip(edge / 0.08, 0, 1) * 0.35 + 0.65
+    grain = 1 + 0.05 * np.sin(xx * 1.3 + rng.uniform(0, 6)) + rng.normal(0, 0.02, (size, size))
+    return np.clip(light * bevel * grain, 0, 255)
+
+
+def test_a_seam_splits_two_flush_cubes_and_grain_does_not_split_one() -> None:
+    rng = np.random.default_rng(1)
+    side = 20
+    one = _face(side, 160, rng).astype(np.uint8)
+    mask1 = np.ones_like(one)
+    assert seam_pieces(mask1, one, side, 0.12)[1] == 1
+    two = np.hstack([_face(side, 160, rng), _face(side, 160, rng)]).astype(np.uint8)
+    assert seam_pieces(np.ones_like(two), two, side, 0.12)[1] == 2
+    block = np.vstack(
+        [np.hstack([_face(side, 150, rng), _face(side, 150, rng)]) for _ in range(2)]
+    ).astype(np.uint8)
+    assert seam_pieces(np.ones_like(block), block, side, 0.12)[1] == 4
+
+
+def test_calibration_measures_seams_for_the_colours() -> None:
+    setup = rd.condition("ring", (640, 480))
+    empty, shots = rd.calibration_set(setup, seed=3)
+    profile = calibrate(empty=empty, samples=[Sample(c, n, i, f"{c}-{n}") for c, n, i in shots])
+    chromatic = [m for m in profile.colours if m.name not in ("black", "white")]
+    assert all(m.seam_depth > 0 and 0.45 <= m.core_frac <= 1.0 for m in chromatic)
+    assert all(m.face_grey > 0 for m in chromatic)
+
+
+def test_cube_size_comes_from_the_photos_not_from_the_resolution() -> None:
+    """A 640x480 camera close to the floor (cubes ~39 px, no tray edge in view) calibrates and
+    counts: nothing assumes a resolution or that the walls are in the picture."""
+    setup = rd.Setup(size=(640, 480))
+    empty, shots = rd.calibration_set(setup, seed=2)
+    profile = calibrate(empty=empty, samples=[Sample(c, n, i, f"{c}-{n}") for c, n, i in shots])
+    side = math.sqrt(float(np.median([m.area for m in profile.colours]))) / profile.scale
+    assert 30 <= side <= 48  # 10 mm at 3.9 px/mm, seen from above
+    counter = Counter(profile)
+    for seed in range(3):
+        counts = rd.random_counts(np.random.default_rng(seed), 12)
+        img, truth = drop(setup, 300 + seed, counts, "scatter")
+        res = counter.count(img)
+        assert res.counts == truth.counts or res.needs_review, (res.counts, truth.counts)
+    assert all(m.reliable for m in profile.colours if m.name != "white")
+
+
+def test_drops_stay_in_view_when_the_camera_sees_part_of_the_floor() -> None:
+    setup = rd.Setup(size=(640, 480))
+    w, d = rd.placement_area(setup)
+    assert w < setup.tray_mm[0] and d < setup.tray_mm[1]
+    _, truth = drop(setup, 5, {"red": 10, "blue": 10}, "scatter")
+    for cube in truth.cubes:
+        x, y = cube["center_px"]
+        assert 0 <= x < 640 and 0 <= y < 480
+
+
+def test_cubes_in_the_mouth_on_the_chute_are_counted() -> None:
+    setup = rd.condition("mouth", (640, 480))
+    empty, shots = rd.calibration_set(setup, seed=4)
+    counter = Counter(
+        calibrate(empty=empty, samples=[Sample(c, n, i, f"{c}-{n}") for c, n, i in shots])
+    )
+    tw = setup.tray_mm[0]
+    rng = np.random.default_rng(9)
+    cubes = [
+        rd.make_cube(setup, rng, "red", -tw / 2 - 2.0, 0.0),
+        rd.make_cube(setup, rng, "blue", 0, 0),
+    ]
+    img, truth = rd.render(setup, cubes, seed=9)
+    res = counter.count(img)
+    assert res.counts == truth.counts, (res.counts, res.reasons)
+
+
+def test_profiles_without_the_seam_fields_still_load(ring: tuple, tmp_path: Path) -> None:
+    _, profile, _ = ring
+    data = profile.to_json()
+    for c in data["colours"]:
+        for key in ("core_frac", "face_grey", "seam_depth"):
+            c.pop(key)
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps(data))
+    old = load_profile(path)
+    assert all(m.seam_depth == 0 for m in old.colours)
+    img, truth = drop(rd.condition("ring", (640, 480)), 77, {"red": 3, "green": 2}, "scatter")
+    assert Counter(old).count(img).counts == truth.counts
+    assert cv2 is not None
