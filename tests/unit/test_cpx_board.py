@@ -4,6 +4,7 @@ state of a self-played game, in the three languages, and the board template rend
 from __future__ import annotations
 
 import random
+import re
 from typing import Any
 
 import pytest
@@ -140,3 +141,22 @@ def test_hands_are_shown_only_to_their_seat(app: Flask,
     for p, q in zip(shown, hidden, strict=True):
         assert not q["hand"] and not q["discard"] and not q["shown"]
         assert q["hand_size"] == len(p["hand"]) and q["discard_size"] == len(p["discard"])
+
+
+@pytest.mark.parametrize("language", ["en", "zh_Hans"])
+def test_ai_moves_read_as_instructions_in_the_tablets_language(
+        app: Flask, states: list[tuple[Any, Command]], language: str) -> None:
+    """An AI's move at a physical table, for a person to carry out: cubes, bases, cards."""
+    seen = set()
+    with app.test_request_context("/", headers={"Cookie": f"tc_lang={language}"}):
+        for state, command in states:
+            if command.seat is None:
+                continue
+            text = cpx.instruction(CPX, state, command)
+            assert text and no_json(text), text
+            assert bool(re.search(r"[\u4e00-\u9fff]", text)) == (language != "en"), text
+            seen.add(command.name)
+            if command.name == "recruit" and language == "en":
+                n = CPX.recruited(state, command)
+                assert text.startswith(f"Put {n} ") and n > 0
+    assert {"recruit", "attack", "choose_hand"} <= seen

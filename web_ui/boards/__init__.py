@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from flask_babel import get_locale, gettext
+from flask_babel import gettext
 
 from companion.engine import Command, CountForm, Game
 from web_ui.boards import ava, cpx
@@ -20,6 +20,7 @@ VIEWS: dict[str, tuple[Viewer, Labeller]] = {
     "ava": (ava.view, ava.label),
     "cpx": (cpx.view, cpx.label),
 }
+INSTRUCTIONS: dict[str, Labeller] = {"ava": ava.instruction, "cpx": cpx.instruction}
 
 
 @dataclass
@@ -99,16 +100,9 @@ def instructions(game: Game, state: Any, readings: Mapping[int, Any]) -> dict[st
         if english is None:
             continue
         command = Command.from_json(reading["command"])
-        if game.id == "ava":
-            out[str(seq)] = ava.instruction(game, state, command)
-        elif not english_tablet():
-            out[str(seq)] = gettext("AI: %(move)s", move=label(game, state, command)) + (
-                f" ({english})")
+        instruct = INSTRUCTIONS.get(game.id)
+        out[str(seq)] = instruct(game, state, command) if instruct else english
     return out
-
-
-def english_tablet() -> bool:
-    return str(get_locale() or "en") == "en"
 
 
 def board(game: Game, state: Any) -> dict[str, Any]:

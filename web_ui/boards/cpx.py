@@ -756,3 +756,32 @@ def describe_targets(data: GameData, state: State, targets: Any) -> str:
                                                                    u.get("colour")),
                         base=base(u.get("to"))) for u in units if isinstance(u, Mapping)))
     return "; ".join(p for p in parts if p)
+
+
+def instruction(game: Game, state: State, command: Command) -> str:
+    """What a person does on the board for an AI's move (``Game.instructions``), in the
+    tablet's language."""
+    data: GameData = game.data  # type: ignore[attr-defined]
+    args = command.args
+    base = data.base_by_id.get(str(args.get("base", args.get("from"))))
+    target = data.base_by_id.get(str(args.get("to")))
+    card = data.card_by_id.get(str(args.get("card")))
+    seat = command.seat
+    colour = colour_names().get(state.colour_of(seat), "") if seat is not None else ""
+    where = named(base) if base else ""
+    name = command.name
+    if name == "attack" and target and card:
+        return gettext("Move %(n)s %(colour)s cubes from %(a)s to %(b)s, play %(card)s",
+                       n=args.get("units"), colour=colour, a=where, b=named(target),
+                       card=named(card))
+    if name == "retreat" and target:
+        return gettext("Move the %(colour)s units on %(a)s back to %(b)s", colour=colour,
+                       a=where, b=named(target))
+    if name == "recruit":
+        return gettext("Put %(n)s %(colour)s cubes from the pool on %(base)s",
+                       n=game.recruited(state, command), colour=colour, base=where)  # type: ignore[attr-defined]
+    if name == "end_move":
+        return gettext("The AI ends its moves")
+    if name == "pass":
+        return gettext("The AI passes")
+    return gettext("AI: %(move)s", move=label(game, state, command))

@@ -173,7 +173,8 @@ class Cpx(Game):
         if name == "retreat":
             return f"Move the {colour} units on {base('base')} back to {base('to')}"
         if name == "recruit":
-            return f"Recruit: put {colour} cubes on {base('base')} as the recruitment card says"
+            n = self.recruited(state, command)
+            return f"Put {n} {colour} cube{'s' if n != 1 else ''} from the pool on {base('base')}"
         if name == "choose_start":
             return f"{base('base')} is a starting base for {colour}: give its card to the AI"
         if name == "choose_hand":
@@ -184,6 +185,13 @@ class Cpx(Game):
         if name in ("end_move", "pass"):
             return "The AI ends its moves" if name == "end_move" else "The AI passes"
         return super().instructions(state, command)
+
+    def recruited(self, state: State, command: Command) -> int:
+        """How many cubes a recruit command puts on its base (the squad, within the cap and
+        the pool), found by applying it."""
+        base, colour = str(command.args.get("base")), state.colour_of(command.seat)
+        new, _ = self.apply(state, command)
+        return new.units_of(base, colour) - state.units_of(base, colour)
 
     def metrics(self, state: State) -> dict[str, float]:
         """Bases per player and the cubes held inside the tower, for the replay's plots."""
