@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -532,12 +533,21 @@ class Counter:
             if (other & (ring > 0)).any():
                 conf, why = 0.95, "one cube, partly covered by a neighbour"
         tilted_read = why.startswith(("one tilted cube, or two", "one cube, larger"))
-        if n == 1 and tilted_read and grey is not None:
-            g_sub = grey[cy : cy + h, cx : cx + w]
-            if self._faces_tilted(index, sub, g_sub, expected):
-                conf, why = 0.95, "one tilted cube (its faces are shaded unlike a flat top)"
+        found: list[tuple[np.ndarray, np.ndarray] | None] = []
+
+        def pieces() -> tuple[np.ndarray, np.ndarray] | None:
+            """The blob's seam-cut pieces, cut once for both cues below."""
+            if not found:
+                assert grey is not None
+                g_sub = grey[cy : cy + h, cx : cx + w]
+                found.append(self._seam_pieces(index, sub, g_sub, expected))
+            return found[0]
+
+        if n == 1 and tilted_read and grey is not None and self._faces_tilted(
+                index, expected, pieces):
+            conf, why = 0.95, "one tilted cube (its faces are shaded unlike a flat top)"
         if grey is not None and conf < 0.99 and ratio >= 1.0:
-            seam = self._seam_reading(index, sub, grey[cy : cy + h, cx : cx + w], expected, ratio)
+            seam = self._seam_reading(index, expected, ratio, pieces)
             if seam is not None:
                 n_s, conf_s = seam
                 if n_s == n:
@@ -556,7 +566,22 @@ class Counter:
         blob = Blob(name, n, conf, ratio, why, (x, y, w, h))
         return blob, self._detections(name, sub, contour, (x, y), n, conf)
 
-    def _faces_tilted(self, index: int, sub: np.ndarray, grey: np.ndarray, expected: float) -> bool:
+    def _seam_pieces(
+        self, index: int, sub: np.ndarray, grey: np.ndarray, expected: float
+    ) -> tuple[np.ndarray, np.ndarray] | None:
+        """Area and summed lightness of each piece of a blob cut along its seams (None: none)."""
+        depth = self.profile.colours[index].seam_depth
+        pieces, k = seam_pieces(sub, grey, math.sqrt(expected), depth)
+        if k == 0:
+            return None
+        sizes = np.bincount(pieces.ravel(), minlength=k + 1)[1:].astype(np.float64)
+        sums = np.bincount(pieces.ravel(), weights=grey.ravel(), minlength=k + 1)[1:]
+        return sizes, sums
+
+    def _faces_tilted(
+        self, index: int, expected: float,
+        pieces: Callable[[], tuple[np.ndarray, np.ndarray] | None],
+    ) -> bool:
         """Whether a blob's faces are shaded as a tilted cube's are, not as a flat top.
 
         A cube on an edge or a corner turns its faces from the light: the largest face is
@@ -566,11 +591,10 @@ class Counter:
         model = self.profile.colours[index]
         if model.seam_depth <= 0 or model.face_grey <= 0:
             return False
-        pieces, k = seam_pieces(sub, grey, math.sqrt(expected), model.seam_depth)
-        if k == 0:
+        cut = pieces()
+        if cut is None:
             return False
-        sizes = np.bincount(pieces.ravel(), minlength=k + 1)[1:].astype(np.float64)
-        sums = np.bincount(pieces.ravel(), weights=grey.ravel(), minlength=k + 1)[1:]
+        sizes, sums = cut
         big = sizes >= 0.15 * model.core_frac * expected
         if not big.any():
             return False
@@ -579,7 +603,8 @@ class Counter:
         return bool(not 0.9 <= main <= 1.1 or light.max() / max(1e-3, light.min()) > 1.2)
 
     def _seam_reading(
-        self, index: int, sub: np.ndarray, grey: np.ndarray, expected: float, ratio: float
+        self, index: int, expected: float, ratio: float,
+        pieces: Callable[[], tuple[np.ndarray, np.ndarray] | None],
     ) -> tuple[int, float] | None:
         """Cubes in a blob from its seam-cut pieces, when every piece reads cleanly, else None.
 
@@ -590,11 +615,10 @@ class Counter:
         model = self.profile.colours[index]
         if model.core_frac <= 0 or model.face_grey <= 0:
             return None
-        pieces, k = seam_pieces(sub, grey, math.sqrt(expected), model.seam_depth)
-        if k == 0:
+        cut = pieces()
+        if cut is None:
             return None
-        sizes = np.bincount(pieces.ravel(), minlength=k + 1)[1:].astype(np.float64)
-        sums = np.bincount(pieces.ravel(), weights=grey.ravel(), minlength=k + 1)[1:]
+        sizes, sums = cut
         unit = model.core_frac * expected
         face = model.face_grey * self._gain
         n, conf, kept = 0, 1.0, 0.0
