@@ -7,6 +7,7 @@ from typing import Any
 from flask import Blueprint, Response, current_app, jsonify, redirect, render_template, request
 from markupsafe import Markup
 
+from companion.engine import Game
 from companion.history import fold
 from companion.session import NotFound, setup_of
 from web_ui import auth, boards
@@ -93,13 +94,20 @@ def table_view(session_id: str) -> dict[str, Any]:
             "game": game,
             "state_id": state_id,
             "deadline_label": boards.label(game, state, deadline.command) if deadline else None,
-            "board": boards.board(game, state),
+            **board_context(game, state),
             "actions": boards.actions(game, state, allowed),
-            "board_template": [f"boards/{game.id}.html", "boards/generic.html"],
-            "summary": game.summary(state),
             "limit_label": boards.limit_label,
             "instructions": boards.instructions(game, state, live.history.readings),
         }
+
+
+def board_context(game: Game, state: Any) -> dict[str, Any]:
+    """What ``boards/board.html`` draws a state with: the game's view, or its summary."""
+    return {
+        "board": boards.board(game, state),
+        "board_template": [f"boards/{game.id}.html", "boards/generic.html"],
+        "summary": game.summary(state),
+    }
 
 
 @blueprint.get("/sessions/<session_id>/view")
@@ -136,13 +144,8 @@ def replay_board(session_id: str) -> Response:
     live = svc.open(session_id)
     to = request.args.get("to", type=int)
     history = fold(live.game, setup_of(live.record), svc.store.iter_entries(session_id), to)
-    html = render_template(
-        "boards/board.html",
-        game=live.game,
-        board=boards.board(live.game, history.state),
-        board_template=[f"boards/{live.game.id}.html", "boards/generic.html"],
-        summary=live.game.summary(history.state),
-    )
+    html = render_template("boards/board.html", game=live.game,
+                           **board_context(live.game, history.state))
     return jsonify(seq=history.last_seq, board=html)
 
 
