@@ -45,6 +45,26 @@ def click(page: Any, selector: str) -> None:
         f"document.getElementById('table').dataset.stateId !== '{before}'", timeout=30_000)
 
 
+def confirm_reading(page: Any) -> None:
+    """Confirm the waiting reading. The readings panel is redrawn on every log entry, so under
+    load a tap can land on a panel that is being replaced; confirming again is safe (a reading
+    is applied once, a second confirm is refused), so tap while it still waits."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    before = state_id(page)
+    moved = f"document.getElementById('table').dataset.stateId !== '{before}'"
+    button = page.locator("#readings .reading button:has-text('Confirm')")
+    for _ in range(3):
+        if button.count():
+            button.first.click()
+        try:
+            page.wait_for_function(moved, timeout=10_000)
+            return
+        except PlaywrightTimeout:
+            continue
+    page.wait_for_function(moved, timeout=10_000)
+
+
 def action(text: str) -> str:
     return f"#actions button[data-command]:has-text('{text}')"
 
@@ -111,7 +131,7 @@ def test_cpx_round_on_the_map(cpx_server: Server, browser: Any, artifacts: Path)
     assert inputs.count() >= 4  # a number per colour, not JSON
     assert "beam" in reading.locator("p").first.inner_text().lower()
     page.screenshot(path=str(artifacts / "cpx-priming-photo.png"), full_page=True)
-    click(page, "#readings .reading button:has-text('Confirm')")
+    confirm_reading(page)
     page.wait_for_selector(".drop-panel[data-drop=reported]")
     tower_before = int(page.locator(".tower-panel h2 .muted").inner_text().strip("()"))
     click(page, action("Confirm the drop"))
