@@ -16,6 +16,16 @@ from typing import Any, ClassVar, Protocol
 JSON = Any
 """A value made of dict, list, str, int, float, bool and None only."""
 
+Viewer = frozenset[int] | None
+"""Whose secrets a reader may see: the seats it holds (empty for a spectator), or ``None`` for
+every seat (the host, and tools such as the CLI, replays for tests and the AIs)."""
+
+
+def sees(viewer: Viewer, seat: int | None) -> bool:
+    """Whether a reader with ``viewer`` may see what belongs to ``seat`` (``None``: the table's,
+    which everyone sees)."""
+    return viewer is None or seat is None or seat in viewer
+
 
 class IllegalMove(Exception):
     """A command the rules forbid, with a stable error code and a reason a player understands."""
@@ -404,6 +414,22 @@ class Game:
     def profile_updates(self, setup: Setup, state: Any) -> Mapping[str, JSON]:
         """New profile data by profile name once a game is over (e.g. modes unlocked)."""
         return {}
+
+    # --- what each reader may see ----------------------------------------------------------------
+    def redact_state(self, state_json: JSON, viewer: Viewer) -> JSON:
+        """``dump_state``'s output as a reader with ``viewer`` may see it. Every state that
+        leaves the server passes through here, so a game with hidden information (a hand of
+        cards) blanks what other seats hold secretly, keeping what is public (a hand's size).
+        Must not change ``state_json``. The default: nothing is secret, returned unchanged."""
+        return state_json
+
+    def redact_entry(self, entry_json: JSON, viewer: Viewer) -> JSON:
+        """A log entry (``Entry.to_json()``; at least its ``kind`` and ``payload``) as a reader
+        with ``viewer`` may see it: commands, readings and events of other seats lose the
+        arguments that would reveal a secret. Every entry that leaves the server (the log, the
+        live stream, pending readings, write replies) passes through here. Must not change
+        ``entry_json``. The default: nothing is secret, returned unchanged."""
+        return entry_json
 
     def upcast(self, kind: str, payload: JSON, version: int) -> JSON:
         """Bring a logged entry payload written at an older ``event_schema_version`` up to date."""

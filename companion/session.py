@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from companion.engine import Command, Game, IllegalMove, Policy, Setup
+from companion.engine import Command, Game, IllegalMove, Policy, Setup, Viewer, sees
 from companion.errors import CompanionError
 from companion.games import GameRegistry, UnknownGame
 from companion.history import History, fold, is_human
@@ -176,38 +176,74 @@ class SessionService:
             self._schedule_deadline(live)
         return live
 
-    def snapshot(self, session_id: str, seat: int | None = None) -> dict[str, Any]:
+    def snapshot(
+        self, session_id: str, seat: int | None = None, viewer: Viewer = None
+    ) -> dict[str, Any]:
+        """The table now, as a reader with ``viewer`` may see it (``None``: everything, for the
+        host and tools): the game's redacted state, and only the legal commands and forms of
+        seats it may see (another seat's would name its hidden cards) and of the table.
+        ``seat`` narrows the commands further to that seat's and the table's."""
         live = self.open(session_id)
         with live.lock:
             game, state = live.game, live.history.state
             outcome = game.outcome(state)
             deadline = game.deadline(state)
-            legal = game.legal_commands(state)
-            forms = game.count_forms(state)
+            legal = [c for c in game.legal_commands(state) if sees(viewer, c.seat)]
+            forms = [f for f in game.count_forms(state) if sees(viewer, f.seat)]
             if seat is not None:
                 legal = [c for c in legal if c.seat in (seat, None)]
                 forms = [f for f in forms if f.seat in (seat, None)]
             return {
                 "session": live.record.to_json(),
-                "state": game.dump_state(state),
+                "state": game.redact_state(game.dump_state(state), viewer),
                 "state_id": live.history.state_id,
                 "last_seq": live.history.last_seq,
                 "to_act": game.to_act(state),
                 "legal": [c.to_json() for c in legal],
                 "forms": [f.to_json() for f in forms],
                 "outcome": outcome.to_json() if outcome else None,
-                "deadline": {"at": deadline.at, "command": deadline.command.to_json()}
+                "deadline": {"at": deadline.at,
+                             "command": _command_json(game, deadline.command, viewer)}
                 if deadline
                 else None,
-                "readings": {str(k): v for k, v in live.history.readings.items()},
+                "readings": {str(k): v for k, v in self._readings(live, viewer).items()},
                 "can_undo": live.history.undo_target() is not None,
             }
 
-    def legal(self, session_id: str, seat: int | None = None) -> list[Command]:
+    def legal(
+        self, session_id: str, seat: int | None = None, viewer: Viewer = None
+    ) -> list[Command]:
+        """Legal commands now, of the seats ``viewer`` may see and the table's (``seat``: only
+        that seat's)."""
         live = self.open(session_id)
         with live.lock:
             legal = live.game.legal_commands(live.history.state)
+        legal = [c for c in legal if sees(viewer, c.seat)]
         return legal if seat is None else [c for c in legal if c.seat == seat]
+
+    def readings(self, session_id: str, viewer: Viewer = None) -> dict[int, dict[str, Any]]:
+        """Pending readings by sequence number, as ``viewer`` may see them."""
+        live = self.open(session_id)
+        with live.lock:
+            return self._readings(live, viewer)
+
+    def entries_json(
+        self, session_id: str, after: int = 0, viewer: Viewer = None
+    ) -> list[dict[str, Any]]:
+        """Log entries after ``after`` as they leave the server: brought up to date, then as
+        ``viewer`` may see them (the log itself keeps everything)."""
+        live = self.open(session_id)
+        return [self.entry_json(live, e, viewer) for e in self.store.entries(session_id, after)]
+
+    def entry_json(self, live: LiveSession, entry: Entry, viewer: Viewer = None) -> dict[str, Any]:
+        """One entry, brought up to date, as ``viewer`` may see it."""
+        out: dict[str, Any] = live.game.redact_entry(live.history.upcast(entry).to_json(), viewer)
+        return out
+
+    def _readings(self, live: LiveSession, viewer: Viewer) -> dict[int, dict[str, Any]]:
+        return {seq: live.game.redact_entry({"kind": "reading", "seq": seq, "payload": r},
+                                            viewer)["payload"]
+                for seq, r in live.history.readings.items()}
 
     # --- changes --------------------------------------------------------------------------------
     def submit(
@@ -532,6 +568,13 @@ class SessionService:
             except Refused:
                 return
             self._after_change(live)
+
+
+def _command_json(game: Game, command: Command, viewer: Viewer) -> dict[str, Any]:
+    """A command outside the log (a deadline's) redacted like a logged one."""
+    entry = {"kind": "command", "payload": {"command": command.to_json(), "events": []}}
+    out: dict[str, Any] = game.redact_entry(entry, viewer)["payload"]["command"]
+    return out
 
 
 def setup_of(record: SessionRecord) -> Setup:

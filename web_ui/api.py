@@ -112,8 +112,12 @@ def _query_int(name: str) -> int | None:
 
 
 def _reply(session_id: str, entries: list[Entry]) -> Response:
-    live = service().open(session_id)
-    return jsonify({"entries": [e.to_json() for e in entries],
+    """A write's answer: its committed entries (the AIs' moves after it too), as this tablet
+    may see them."""
+    svc = service()
+    live = svc.open(session_id)
+    viewer = auth.viewer(session_id)
+    return jsonify({"entries": [svc.entry_json(live, e, viewer) for e in entries],
                     "state_id": live.history.state_id, "last_seq": live.history.last_seq})
 
 
@@ -175,22 +179,23 @@ def sessions() -> Response:
     return jsonify([r.to_json() for r in service().sessions()])
 
 
+# Every read below shows what this tablet's role may see (``auth.viewer``): another seat's
+# hidden cards are redacted by the game. ``?seat=`` only narrows the list; it grants nothing.
 @blueprint.get("/sessions/<session_id>")
 def session(session_id: str) -> Response:
-    return jsonify(service().snapshot(session_id, _query_int("seat")))
+    return jsonify(service().snapshot(session_id, _query_int("seat"), auth.viewer(session_id)))
 
 
 @blueprint.get("/sessions/<session_id>/legal")
 def legal(session_id: str) -> Response:
-    return jsonify([c.to_json() for c in service().legal(session_id, _query_int("seat"))])
+    found = service().legal(session_id, _query_int("seat"), auth.viewer(session_id))
+    return jsonify([c.to_json() for c in found])
 
 
 @blueprint.get("/sessions/<session_id>/entries")
 def entries(session_id: str) -> Response:
-    svc = service()
-    live = svc.open(session_id)
     after = _query_int("after") or 0
-    return jsonify([live.history.upcast(e).to_json() for e in svc.store.entries(session_id, after)])
+    return jsonify(service().entries_json(session_id, after, auth.viewer(session_id)))
 
 
 @blueprint.get("/sessions/<session_id>/replay")
@@ -200,13 +205,15 @@ def replay(session_id: str) -> Response:
     live = svc.open(session_id)
     history = fold(live.game, setup_of(live.record), svc.store.iter_entries(session_id),
                    _query_int("to"))
-    return jsonify({"seq": history.last_seq, "state_id": history.state_id,
-                    "state": live.game.dump_state(history.state)})
+    state = live.game.redact_state(live.game.dump_state(history.state), auth.viewer(session_id))
+    return jsonify({"seq": history.last_seq, "state_id": history.state_id, "state": state})
 
 
 @blueprint.get("/sessions/<session_id>/timeline")
 def timeline(session_id: str) -> Response:
-    """Every log entry with the game's metrics after it: the replay's scrub bar and plots."""
+    """Every log entry with the game's metrics after it: the replay's scrub bar and plots.
+    It names each entry's command but never its args, and the metrics are public counts, so
+    there is nothing to redact."""
     from companion.history import timeline as build
 
     svc = service()
@@ -231,7 +238,7 @@ def create_session() -> tuple[Response, int]:
     setup = body.model_dump(exclude={"game"}, exclude_none=True)
     setup["seats"] = [s.model_dump(exclude_none=True) for s in body.seats]
     record = service().create(body.game, setup)
-    return jsonify(service().snapshot(record.id)), 201
+    return jsonify(service().snapshot(record.id, viewer=auth.viewer(record.id))), 201
 
 
 @blueprint.post("/sessions/<session_id>/commands")
@@ -324,7 +331,8 @@ def calibrate_spinner() -> Response:
 
 @blueprint.get("/sessions/<session_id>/export")
 def export(session_id: str) -> Response:
-    """The session's log and photos as a zip, the same archive `companion export` writes."""
+    """The session's log and photos as a zip, the same archive `companion export` writes.
+    The host's only: the log holds every hand, which the other tablets may not see."""
     import tempfile
     from pathlib import Path
 
@@ -332,6 +340,8 @@ def export(session_id: str) -> Response:
 
     svc = service()
     svc.open(session_id)  # unknown session: 404
+    if auth.role() != "host":
+        raise auth.Forbidden("Only the host can export a session.", "E_HOST_ONLY")
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / f"session-{session_id}.zip"
         export_session(svc.store, session_id, path)
@@ -362,4 +372,4 @@ def import_archive() -> tuple[Response, int]:
             record = import_session(service().store, path)
         except ArchiveError as exc:
             raise ApiError(str(exc).replace(str(path), "the archive"), "E_BAD_ARCHIVE") from exc
-    return jsonify(service().snapshot(record.id)), 201
+    return jsonify(service().snapshot(record.id, viewer=auth.viewer(record.id))), 201

@@ -150,6 +150,19 @@ def seats_held(session_id: str) -> set[int]:
     return set(session.get("seats", {}).get(session_id, []))
 
 
+def viewer(session_id: str) -> frozenset[int] | None:
+    """Whose secrets (a hand of cards) this tablet may see in a session, from its signed role
+    alone, never from the request: ``None`` (every seat) for the host, the seats a player holds,
+    no seat for a spectator or a tablet that has not joined. Everything that sends a state or
+    log entries to a tablet redacts with this (``Game.redact_state``, ``Game.redact_entry``)."""
+    current = role()
+    if current == "host":
+        return None
+    if current == "player":
+        return frozenset(seats_held(session_id))
+    return frozenset()
+
+
 def require_reader() -> None:
     if role() is None:
         raise NotJoined("Join the table first (the PIN is on the host screen).")

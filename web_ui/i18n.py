@@ -47,6 +47,8 @@ SCRIPT_STRINGS = {
     "bad_options": "Rule options are not valid JSON:",
     "in_seconds": "in",
     "calibrated": "Calibrated",
+    "only_base": "Only the moves that name this base:",
+    "show_all": "Show all",
 }
 
 

@@ -92,7 +92,8 @@ def document() -> dict[str, Any]:
             "post": _operation("Start a session", OBJECT, CreateSessionBody, status="201"),
         },
         "/api/sessions/{session_id}": {"get": _operation(
-            "State, state id, legal commands, pending readings, open deadline", OBJECT,
+            "State, state id, legal commands, pending readings, open deadline (as this "
+            "tablet may see them: other seats' hidden cards are redacted)", OBJECT,
             params=[sid, _query_param("seat")])},
         "/api/sessions/{session_id}/legal": {"get": _operation(
             "Legal commands now", ARRAY, params=[sid, _query_param("seat")])},
@@ -126,7 +127,7 @@ def document() -> dict[str, Any]:
         "/api/sessions/{session_id}/simulate": {"post": _operation(
             "Simulation mode: the next simulated spin or drop", OBJECT, EmptyBody, [sid])},
         "/api/sessions/{session_id}/export": {"get": {
-            "summary": "The session's log and photos as a zip",
+            "summary": "The session's log and photos as a zip (host)",
             "parameters": [sid],
             "responses": {"200": {"description": "The archive",
                                   "content": {"application/zip": {}}},

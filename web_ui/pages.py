@@ -67,7 +67,7 @@ def table(session_id: str) -> tuple[str, int] | str:
     if auth.role() is None:
         return render_template("join.html", simulate=current_app.config["SIMULATE"])
     try:
-        snapshot = svc.snapshot(session_id)
+        snapshot = svc.snapshot(session_id, viewer=auth.viewer(session_id))
     except NotFound as exc:
         return render_template("missing.html", message=exc.message), 404
     return render_template(
@@ -80,9 +80,11 @@ def table(session_id: str) -> tuple[str, int] | str:
 
 
 def table_view(session_id: str) -> dict[str, Any]:
-    """The board and this tablet's actions, for the table page and its live refresh."""
-    live = service().open(session_id)
-    role, held = auth.role(), auth.seats_held(session_id)
+    """The board and this tablet's actions, for the table page and its live refresh. The board
+    hides other seats' cards itself; pending AI moves are read as this tablet may see them."""
+    svc = service()
+    live = svc.open(session_id)
+    role, held, viewer = auth.role(), auth.seats_held(session_id), auth.viewer(session_id)
 
     def allowed(seat: int | None) -> bool:
         return role == "host" or (role == "player" and (seat is None or seat in held))
@@ -90,6 +92,7 @@ def table_view(session_id: str) -> dict[str, Any]:
     with live.lock:
         game, state, state_id = live.game, live.history.state, live.history.state_id
         deadline = game.deadline(state)
+        readings = svc.readings(session_id, viewer)  # the lock is re-entrant
         return {
             "game": game,
             "state_id": state_id,
@@ -97,7 +100,7 @@ def table_view(session_id: str) -> dict[str, Any]:
             **board_context(game, state),
             "actions": boards.actions(game, state, allowed),
             "limit_label": boards.limit_label,
-            "instructions": boards.instructions(game, state, live.history.readings),
+            "instructions": boards.instructions(game, state, readings),
         }
 
 

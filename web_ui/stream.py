@@ -2,7 +2,8 @@
 
 Each log entry is one event whose id is its sequence number; a tablet that wakes from sleep sends
 the last id it saw and gets exactly the entries after it, read from the log itself, so there is
-no gap and no duplicate.
+no gap and no duplicate. Each entry is sent as this tablet may see it (``auth.viewer``, fixed
+when the stream opens: taking a seat reloads the page).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ def stream(session_id: str) -> Response:
     svc = service()
     live = svc.open(session_id)  # an unknown session is a 404 before the stream starts
     after = _resume_point()
+    viewer = auth.viewer(session_id)  # read now: the generator runs outside the request
     keepalive = float(current_app.config["STREAM_KEEPALIVE_S"])
 
     def events() -> Iterator[str]:
@@ -49,7 +51,7 @@ def stream(session_id: str) -> Response:
                 yield ": keep-alive\n\n"
                 continue
             for entry in entries:
-                data = json.dumps(live.history.upcast(entry).to_json(), separators=(",", ":"))
+                data = json.dumps(svc.entry_json(live, entry, viewer), separators=(",", ":"))
                 yield f"id: {entry.seq}\nevent: entry\ndata: {data}\n\n"
                 after = entry.seq
 

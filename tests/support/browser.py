@@ -9,9 +9,11 @@ from tests.support.server import HOST_PIN, TABLE_PIN, Server
 
 
 def tablet(browser: Any, server: Server, role: str, viewport: tuple[int, int] = (1280, 800),
-           artifacts: Path | None = None) -> Any:
-    """A new browser context (its own cookies) that joins the table through the join page."""
-    page = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]}).new_page()
+           artifacts: Path | None = None, touch: bool = False) -> Any:
+    """A new browser context (its own cookies) that joins the table through the join page;
+    ``touch`` makes it a touch screen (``page.tap``, and touch events through CDP)."""
+    page = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]},
+                               has_touch=touch).new_page()
     page.goto(server.base + "/")
     if artifacts is not None:
         page.screenshot(path=str(artifacts / "join.png"), full_page=True)

@@ -55,6 +55,7 @@ def test_view_labels_and_instructions_in_each_language(
             html = render_template("boards/ava.html", board=ava.view(AVA, state))
             assert html.count('class="sq') == 36
             actions = boards.actions(AVA, state, lambda seat: True)
+            assert all(b["bases"] == "" for b in actions["buttons"])  # no places to filter by
             words = [b["label"] for b in actions["buttons"]] + [f.title for f in actions["forms"]]
             words.append(ava.instruction(AVA, state, command))
             for text in words:

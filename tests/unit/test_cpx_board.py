@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -14,7 +15,7 @@ from companion.engine import Command
 from companion.games.cpx import GAME as CPX
 from companion.session import SessionService
 from companion.store import Store
-from web_ui import create_app
+from web_ui import boards, create_app
 from web_ui.auth import TablePins
 from web_ui.boards import cpx
 
@@ -160,3 +161,162 @@ def test_ai_moves_read_as_instructions_in_the_tablets_language(
                 n = CPX.recruited(state, command)
                 assert text.startswith(f"Put {n} ") and n > 0
     assert {"recruit", "attack", "choose_hand"} <= seen
+
+
+# --- a tap on a base, the zoom presets, the lists computed once per view ------------------------
+def busiest_move(states: list[tuple[Any, Command]]) -> Any:
+    moves = [s for s, _ in states if s.phase == "move" and s.acting is not None]
+    return max(moves, key=lambda s: len(CPX.legal_commands(s)))
+
+
+def attribute(html: str, name: str) -> list[str]:
+    return [m.replace("&#34;", '"') for m in re.findall(rf'{name}="([^"]*)"', html)]
+
+
+def test_every_button_form_and_offer_names_its_bases(app: Flask,
+                                                     states: list[tuple[Any, Command]]) -> None:
+    """A tap on a base shows only what names it (app.js reads data-bases): every attack button
+    carries its origin and target, every odds row too, and what names no base carries none."""
+    busy = busiest_move(states)
+    with app.test_request_context("/"):
+        board = boards.board(CPX, busy)
+        actions = boards.actions(CPX, busy, lambda seat: True)
+        html = render_template("boards/actions.html", board=board, actions=actions,
+                               limit_label=boards.limit_label)
+        map_html = render_template("boards/cpx.html", board=board)
+    attacks = [b for b in actions["buttons"] if b["name"] == "attack"]
+    assert len(attacks) > 100
+    for button in attacks:
+        args = json_args(button["command"])
+        assert button["bases"].split() == [args["from"], args["to"]], button
+    ends = [b for b in actions["buttons"] if b["name"] == "end_move"]
+    assert ends and all(b["bases"] == "" for b in ends)  # stays shown under any filter
+    for button in actions["buttons"]:
+        if button["name"] == "activate":
+            targets = json_args(button["command"])["targets"]
+            for key in ("from", "to", "base", "battlefield", "origin"):
+                if key in targets:
+                    assert targets[key] in button["bases"].split(), button
+    # rendered: one data-bases per button that names a base, and one per odds row
+    assert len(attribute(html, "data-bases")) == sum(1 for b in actions["buttons"] if b["bases"])
+    rows = re.findall(r'<tr data-bases="([^"]*)">', map_html)
+    assert len(rows) == len(board["offers"]) > 0
+    assert rows == [f"{o['from_id']} {o['to_id']}" for o in board["offers"]]
+
+
+def json_args(command: str) -> dict[str, Any]:
+    import json
+
+    args: dict[str, Any] = json.loads(command)["args"]
+    return args
+
+
+def test_places_of_every_listed_command_over_a_game(states: list[tuple[Any, Command]]) -> None:
+    """Whatever a command names under from, to or base (and Rapid Deployment's FROM>TO keys)
+    is among its places, and its places are bases only."""
+    bases = set(CPX.data.base_by_id)
+    seen = set()
+    for state, _ in states[::9]:
+        for command in CPX.legal_commands(state):
+            found = cpx.places(CPX, dict(command.args))
+            assert set(found) <= bases and len(found) == len(set(found)), command
+            for key in ("from", "to", "base"):
+                if key in command.args:
+                    assert command.args[key] in found, command
+            if found:
+                seen.add(command.name)
+        for form in CPX.count_forms(state):
+            for key in form.counts:
+                if ">" in key:
+                    assert set(key.split(">")) <= set(cpx.places(CPX, [list(form.counts)]))
+    assert {"choose_start", "recruit", "attack"} <= seen
+    assert cpx.places(CPX, {"counts": {"red": 2}, "card": "C05", "source": "camera"}) == []
+
+
+def test_zoom_presets_frame_their_bases_in_the_maps_shape(
+        app: Flask, states: list[tuple[Any, Command]]) -> None:
+    """A region's button sets the map's viewBox to its preset: inside the whole map, of the
+    same shape (so it fills the map's frame), closer in, and with its bases in view."""
+    with app.test_request_context("/"):
+        m = cpx.view(CPX, states[0][0])["map"]
+    fx, fy, fw, fh = (float(v) for v in m["viewbox"].split())
+    at = {b["id"]: (b["x"], b["y"]) for b in m["bases"]}
+    presets = {r["id"]: [float(v) for v in r["viewbox"].split()] for r in m["regions"]}
+    assert set(presets) == {"europe", "east_asia"}
+    for rid, (x, y, w, h) in presets.items():
+        assert fx <= x and x + w <= fx + fw + 0.2 and fy <= y and y + h <= fy + fh + 0.2, rid
+        assert abs(w / h - fw / fh) < 0.01 and w <= fw / cpx.REGION_MIN_ZOOM, rid
+    x, y, w, h = presets["europe"]
+    for base in ("london", "paris", "berlin", "rome", "moscow", "istanbul"):
+        bx, by = at[base]
+        assert x < bx < x + w and y < by < y + h, base
+
+
+class Counted:
+    """Counts the calls of one engine method (the lists a view is drawn from)."""
+
+    def __init__(self, method: Callable[[Any], Any]) -> None:
+        self.method, self.calls = method, 0
+
+    def __call__(self, state: Any) -> Any:
+        self.calls += 1
+        return self.method(state)
+
+
+@pytest.fixture
+def counted(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Counted, Counted]]:
+    legal, forms = Counted(CPX.legal_commands), Counted(CPX.count_forms)
+    monkeypatch.setattr(CPX, "legal_commands", legal)
+    monkeypatch.setattr(CPX, "count_forms", forms)
+    yield legal, forms
+
+
+def test_the_lists_are_computed_once_per_view(app: Flask, states: list[tuple[Any, Command]],
+                                              counted: tuple[Counted, Counted]) -> None:
+    """A busy move turn lists hundreds of commands: one view (the board with its offers and
+    count names, and the buttons) computes them once, or not at all when handed them."""
+    busy = busiest_move(states)
+    legal, forms = counted
+    legal.calls = forms.calls = 0  # finding the busiest state counted too
+    with app.test_request_context("/"):
+        boards.board(CPX, busy)
+        boards.actions(CPX, busy, lambda seat: True)
+        boards.actions(CPX, busy, lambda seat: seat == 0)  # another tablet's view, same request
+    assert (legal.calls, forms.calls) == (1, 1)
+    given = (CPX.legal_commands.method(busy), CPX.count_forms.method(busy))
+    legal.calls = forms.calls = 0
+    with app.test_request_context("/"):
+        board = boards.board(CPX, busy, legal=given[0], forms=given[1])
+        shown = boards.actions(CPX, busy, lambda seat: True, legal=given[0], forms=given[1])
+    assert (legal.calls, forms.calls) == (0, 0)
+    with app.test_request_context("/"):  # the same drawing as when computed here
+        assert boards.board(CPX, busy) == board
+        assert boards.actions(CPX, busy, lambda seat: True)["buttons"] == shown["buttons"]
+    without = busy
+    for state, _ in states:  # a new state in the same request is not mistaken for the old
+        if state.phase == "recruit":
+            without = state
+            break
+    with app.test_request_context("/"):
+        first = boards.actions(CPX, busy, lambda seat: True)
+        second = boards.actions(CPX, without, lambda seat: True)
+    assert first["buttons"] != second["buttons"]
+    assert {b["name"] for b in second["buttons"]} <= {"recruit", "activate", "pass"}
+
+
+def test_a_table_refresh_computes_the_lists_once(app: Flask,
+                                                 counted: tuple[Counted, Counted]) -> None:
+    """The table's live refresh (``/sessions/<id>/view``) draws board and buttons from one
+    computation of the lists."""
+    from tests.integration.test_api import joined
+
+    client = joined(app.test_client())
+    created = client.post("/api/sessions", json={"game": "cpx", "seats": [
+        {"name": "Ann", "colour": "soviet", "camp": "A"},
+        {"name": "Bob", "colour": "allies", "camp": "B"}]})
+    assert created.status_code == 201, created.json
+    legal, forms = counted
+    legal.calls = forms.calls = 0
+    reply = client.get(f"/sessions/{created.json['session']['id']}/view")
+    assert reply.status_code == 200 and "data-bases=" in reply.json["actions"]
+    assert (legal.calls, forms.calls) == (1, 1)

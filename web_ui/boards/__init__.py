@@ -4,23 +4,34 @@ may do now (the engine's legal commands and count forms, labelled in the tablet'
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from flask_babel import gettext
 
 from companion.engine import Command, CountForm, Game
-from web_ui.boards import ava, cpx
+from web_ui.boards import ava, cpx, lists
 
 Labeller = Callable[[Game, Any, Command], str]
-Viewer = Callable[[Game, Any], Mapping[str, Any]]
+Places = Callable[[Game, Any], list[str]]
+
+
+class Viewer(Protocol):
+    """A game's board for people; the legal commands and count forms are handed over when the
+    caller has them already (the offers and the count names are drawn from them)."""
+
+    def __call__(self, game: Game, state: Any, *, legal: Sequence[Command] | None = None,
+                 forms: Sequence[CountForm] | None = None) -> Mapping[str, Any]: ...
+
 
 VIEWS: dict[str, tuple[Viewer, Labeller]] = {
     "ava": (ava.view, ava.label),
     "cpx": (cpx.view, cpx.label),
 }
 INSTRUCTIONS: dict[str, Labeller] = {"ava": ava.instruction, "cpx": cpx.instruction}
+PLACES: dict[str, Places] = {"cpx": cpx.places}
+"""The places on the board a command names, so that a tap on one filters the buttons."""
 
 
 @dataclass
@@ -30,6 +41,8 @@ class FormView:
     form: CountForm
     title: str
     presets: list[dict[str, int]] = field(default_factory=list)
+    places: str = ""
+    """The places it names, space-separated (a tap on the map shows only what names a place)."""
 
     def as_json(self) -> str:
         return json.dumps({**self.form.to_json(), "presets": self.presets})
@@ -46,34 +59,50 @@ def label(game: Game, state: Any, command: Command) -> str:
     return labeller(game, state, command) if labeller else generic_label(command)
 
 
-def actions(game: Game, state: Any, allowed: Callable[[int | None], bool]) -> dict[str, Any]:
+def places(game: Game, value: Any) -> str:
+    """The places a command's args (or a form's fixed args and count keys) name, space-separated
+    for a ``data-bases`` attribute: empty for a game without places and for what names none
+    (those stay shown while the tablet filters by a place)."""
+    finder = PLACES.get(game.id)
+    return " ".join(finder(game, value)) if finder else ""
+
+
+def actions(game: Game, state: Any, allowed: Callable[[int | None], bool], *,
+            legal: Sequence[Command] | None = None,
+            forms: Sequence[CountForm] | None = None) -> dict[str, Any]:
     """Buttons for listed commands and forms for count-shaped ones; listed instances of a form
-    become its quick picks."""
+    become its quick picks. ``legal`` and ``forms`` are the engine's lists when the caller has
+    them (computed here otherwise)."""
+    legal = lists.legal_commands(game, state, legal)
+    all_forms = lists.count_forms(game, state, forms)
 
     def named(command: Command) -> str:
         return label(game, state, command)
 
-    shown = [f for f in game.count_forms(state) if allowed(f.seat)]
+    shown = [f for f in all_forms if allowed(f.seat)]
     variants: dict[str, CountForm] = {}  # one form per shape: variants differ in fixed args only
     for f in sorted(shown, key=lambda f: len(f.fixed)):
         variants.setdefault(json.dumps({**f.to_json(), "fixed": None}, sort_keys=True), f)
-    forms = [FormView(f, named(Command(f.name, dict(f.fixed), seat=f.seat)))
-             for f in variants.values()]
+    views = []
+    for f in variants.values():
+        title = named(Command(f.name, dict(f.fixed), seat=f.seat))
+        views.append(FormView(f, title, places=places(game, [dict(f.fixed), list(f.counts)])))
     buttons = []
-    for command in game.legal_commands(state):
+    for command in legal:
         if not allowed(command.seat):
             continue
-        home = next((v for v in forms if v.form.admits(command)), None)
+        home = next((v for v in views if v.form.admits(command)), None)
         if home is None and any(f.admits(command) for f in shown):
             continue  # an instance of a variant that is not shown
         if home is None:
             buttons.append({"name": command.name, "label": named(command),
-                            "command": json.dumps(command.to_json())})
+                            "command": json.dumps(command.to_json()),
+                            "bases": places(game, dict(command.args))})
         else:
             args = dict(command.args)
             counts = args.get(home.form.within, {}) if home.form.within else args
             home.presets.append({k: v for k, v in counts.items() if k in home.form.counts})
-    return {"buttons": buttons, "groups": grouped(buttons), "forms": forms}
+    return {"buttons": buttons, "groups": grouped(buttons), "forms": views}
 
 
 FOLD_AT = 8
@@ -105,9 +134,11 @@ def instructions(game: Game, state: Any, readings: Mapping[int, Any]) -> dict[st
     return out
 
 
-def board(game: Game, state: Any) -> dict[str, Any]:
+def board(game: Game, state: Any, *, legal: Sequence[Command] | None = None,
+          forms: Sequence[CountForm] | None = None) -> dict[str, Any]:
+    """The game's view of a state; ``legal`` and ``forms`` as for :func:`actions`."""
     viewer, _ = VIEWS.get(game.id, (None, None))
-    return dict(viewer(game, state)) if viewer else {}
+    return dict(viewer(game, state, legal=legal, forms=forms)) if viewer else {}
 
 
 def limit_label(label: str) -> str:

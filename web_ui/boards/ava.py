@@ -3,11 +3,12 @@ poster, and each legal command's label, in the tablet's language."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from flask_babel import get_locale, gettext
 
-from companion.engine import Command, Game
+from companion.engine import Command, CountForm, Game
 from companion.games.ava import formulas as fm
 from companion.games.ava import rules
 from companion.games.ava.data import UNIT_TYPES, AvaData
@@ -77,7 +78,10 @@ def square_view(data: AvaData, state: AvaState, n: int) -> dict[str, Any]:
     }
 
 
-def view(game: Game, state: AvaState) -> dict[str, Any]:
+def view(game: Game, state: AvaState, *, legal: Sequence[Command] | None = None,
+         forms: Sequence[CountForm] | None = None) -> dict[str, Any]:
+    """The ring, the players and the poster; it draws nothing from the legal commands or the
+    count forms (``boards.Viewer`` hands them to every game's view)."""
     data = data_for(state.data_dir)
     players = []
     for side, p in enumerate(state.players):

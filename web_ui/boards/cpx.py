@@ -5,14 +5,14 @@ tower ledger and the drop, and each legal command's label, in the tablet's langu
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from flask import g, has_app_context, has_request_context, request
 from flask_babel import get_locale
 from flask_babel import gettext as babel_gettext
 
-from companion.engine import Command, Game
+from companion.engine import Command, CountForm, Game
 from companion.games.cpx.data import COLOURS, Ability, GameData
 from companion.games.cpx.state import (
     BATTLE,
@@ -28,6 +28,7 @@ from companion.games.cpx.state import (
     RECRUIT,
     State,
 )
+from web_ui.boards import lists
 
 ODDS_SAMPLES = 1000
 """Monte-Carlo samples per proposed attack: about 0.5 ms each here (see the unit test)."""
@@ -193,12 +194,8 @@ def _viewer_seats() -> set[int] | None:
         return None
     from web_ui import auth
 
-    role = auth.role()
-    if role == "host":
-        return None
-    if role == "player":
-        return set(auth.seats_held(session_id))
-    return set()
+    seats = auth.viewer(session_id)  # the one rule for the board, the API and the stream
+    return None if seats is None else set(seats)
 
 
 # --- the board ------------------------------------------------------------------------------------
@@ -353,6 +350,52 @@ def _segments(a: tuple[float, float], b: tuple[float, float]) -> list[tuple[floa
     return [(x1, y1, x2 + shift, y2), (x1 - shift, y1, x2, y2)]
 
 
+REGIONS: dict[str, tuple[float, float, float, float]] = {
+    "europe": (430, 60, 660, 175),
+    "east_asia": (800, 120, 900, 215),
+}
+"""Zoom presets for the crowded places: the bases whose data coordinates fall in each box
+(x0, y0, x1, y1). Tall regions (the Americas, Africa) would barely zoom on a wide map."""
+REGION_MIN_ZOOM = 1.5
+"""A preset that would zoom less than this is left out."""
+REGION_PAD = (56.0, 30.0)
+"""Room around a region's bases for their names (map units, sideways and up/down)."""
+
+
+def region_names() -> dict[str, str]:
+    return {"europe": gettext("Europe"), "east_asia": gettext("East Asia")}
+
+
+def regions_view(data: GameData, pos: Mapping[str, tuple[float, float]],
+                 full: tuple[float, float, float, float]) -> list[dict[str, str]]:
+    """Each zoom preset as a viewBox: its bases' box with room for their names, widened to the
+    whole map's shape (so a preset fills the map's frame) and kept inside the whole map."""
+    fx, fy, fw, fh = full
+    names = region_names()
+    out = []
+    for rid, (ax, ay, bx, by) in REGIONS.items():
+        inside = [pos[b.id] for b in data.bases if ax <= b.x <= bx and ay <= b.y <= by]
+        if not inside:
+            continue
+        x0 = min(x for x, _ in inside) - REGION_PAD[0]
+        x1 = max(x for x, _ in inside) + REGION_PAD[0]
+        y0 = min(y for _, y in inside) - REGION_PAD[1]
+        y1 = max(y for _, y in inside) + REGION_PAD[1]
+        w, h = x1 - x0, y1 - y0
+        if w / h < fw / fh:
+            w = h * fw / fh
+        else:
+            h = w * fh / fw
+        if w > fw / REGION_MIN_ZOOM:
+            continue
+        cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+        x = min(max(cx - w / 2, fx), fx + fw - w)
+        y = min(max(cy - h / 2, fy), fy + fh - h)
+        out.append({"id": rid, "label": names[rid],
+                    "viewbox": f"{x:.1f} {y:.1f} {w:.1f} {h:.1f}"})
+    return out
+
+
 def map_view(game: Game, data: GameData, state: State, owners: Mapping[str, int | None],
              fields: set[str], targets: Collection[str] = ()) -> dict[str, Any]:
     pos = {b.id: (b.x, round(b.y * Y_SCALE, 1)) for b in data.bases}
@@ -413,7 +456,7 @@ def map_view(game: Game, data: GameData, state: State, owners: Mapping[str, int 
                        "y2": round(y2 - (y2 - y1) * stop, 1),
                        "fill": SWATCH.get(state.colour_of(a["player"]), "#888")})
     return {"viewbox": f"{x0:g} {y0:g} {width:g} {height:g}", "bases": bases, "routes": routes,
-            "arrows": arrows}
+            "arrows": arrows, "regions": regions_view(data, pos, (x0, y0, width, height))}
 
 
 def battle_view(data: GameData, state: State) -> dict[str, Any] | None:
@@ -486,13 +529,15 @@ def drop_view(state: State) -> dict[str, Any] | None:
     }
 
 
-def offers_view(game: Game, data: GameData, state: State) -> list[dict[str, Any]]:
-    """The attacks on offer grouped by target, with the odds for each number of units."""
+def offers_view(game: Game, data: GameData, state: State,
+                legal: Sequence[Command] | None = None) -> list[dict[str, Any]]:
+    """The attacks on offer grouped by target, with the odds for each number of units;
+    ``legal`` is the engine's list when the caller has it (only computed in a move turn)."""
     if state.phase != MOVE or state.acting is None or state.prompt or state.stack:
         return []
     seat = state.acting
     groups: dict[tuple[str, str], dict[str, Any]] = {}
-    for c in game.legal_commands(state):
+    for c in lists.legal_commands(game, state, legal):
         if c.name != "attack":
             continue
         key = (c.args["from"], c.args["to"])
@@ -504,6 +549,7 @@ def offers_view(game: Game, data: GameData, state: State) -> list[dict[str, Any]
     for (origin, target), g in sorted(groups.items()):
         route = data.route(origin, target) or ""
         out.append({
+            "from_id": origin,
             "to_id": target,
             "from": named(data.base_by_id[origin]),
             "to": named(data.base_by_id[target]),
@@ -534,12 +580,13 @@ def win_chance(game: Any, state: State, seat: int, target: str, units: int) -> f
     return found
 
 
-def count_names(game: Game, data: GameData, state: State) -> dict[str, str]:
+def count_names(game: Game, data: GameData, state: State,
+                forms: Sequence[CountForm] | None = None) -> dict[str, str]:
     """What each count form key means: colours (drops, mixes), cards (hands), routes (moves)."""
     names = dict(colour_names())
     for c in data.cards:
         names[c.id] = named(c)
-    for form in game.count_forms(state):
+    for form in lists.count_forms(game, state, forms):
         for key in form.counts:
             if ">" in key:
                 a, _, b = key.partition(">")
@@ -548,7 +595,10 @@ def count_names(game: Game, data: GameData, state: State) -> dict[str, str]:
     return names
 
 
-def view(game: Game, state: State) -> dict[str, Any]:
+def view(game: Game, state: State, *, legal: Sequence[Command] | None = None,
+         forms: Sequence[CountForm] | None = None) -> dict[str, Any]:
+    """The whole table; ``legal`` and ``forms`` are the engine's lists when the caller has them
+    (the offers and the count names are drawn from them; computed once otherwise)."""
     data: GameData = game.data  # type: ignore[attr-defined]
     owners = _owners(data, state)
     fields = _battlefields(data, state, owners)
@@ -560,7 +610,7 @@ def view(game: Game, state: State) -> dict[str, Any]:
               "ability": _ability_name(data, a["ability"]), "cancelled": a["cancelled"]}
              for a in state.stack]
     result = state.result
-    offers = offers_view(game, data, state)
+    offers = offers_view(game, data, state, legal)
     return {
         "map": map_view(game, data, state, owners, fields, {o["to_id"] for o in offers}),
         "players": players,
@@ -589,7 +639,7 @@ def view(game: Game, state: State) -> dict[str, Any]:
             how={"thirty_bases": gettext("30 bases"),
                  "camp_defeat": gettext("every enemy is out")}.get(result["condition"],
                                                                    result["condition"])),
-        "count_names": count_names(game, data, state),
+        "count_names": count_names(game, data, state, forms),
         "count_order": list(COLOURS),
         "swatch": SWATCH,
         "strings": reading_strings(),
@@ -610,6 +660,31 @@ def reading_strings() -> dict[str, str]:
 def _ability_name(data: GameData, ability_id: str) -> str:
     ab = data.ability_by_id.get(ability_id)
     return named(ab) if ab else ability_id
+
+
+# --- places --------------------------------------------------------------------------------------
+def places(game: Game, value: Any) -> list[str]:
+    """The bases a command's args name (attacks: from and to; recruits, retreats, abilities'
+    targets, Rapid Deployment's ``FROM>TO`` keys), in order, each once: any string, key or
+    route key in them that is a base's id (base ids are not card, ability or colour ids)."""
+    bases = game.data.base_by_id  # type: ignore[attr-defined]
+    found: dict[str, None] = {}
+
+    def walk(v: Any) -> None:
+        if isinstance(v, str):
+            ends = v.split(">") if ">" in v else [v]
+            if all(e in bases for e in ends):
+                found.update(dict.fromkeys(ends))
+        elif isinstance(v, Mapping):
+            for k, item in v.items():
+                walk(k)
+                walk(item)
+        elif isinstance(v, list | tuple):
+            for item in v:
+                walk(item)
+
+    walk(value)
+    return list(found)
 
 
 # --- labels --------------------------------------------------------------------------------------

@@ -166,6 +166,204 @@ const Companion = (() => {
     });
   }
 
+  /* The world map's zoom and pan (the CPX board): pinch and drag on touch (a mouse drags too,
+     a trackpad pinches), and the toolbar's − / + / whole map / region buttons, all by changing
+     the SVG viewBox, so names and strokes grow with the map. The board fragment is replaced
+     after every log entry: the view lives here and apply() puts it on the new map, and a
+     gesture reads the map anew on every move, so one goes on across a redraw under the finger.
+     A tap (one finger, no movement) picks the nearest base and calls onTap with its id. */
+  function mapZoom(container, { storageKey = null, onTap = null } = {}) {
+    const MAX_ZOOM = 6;  // the whole width over this many: Europe's names about 40 px tall
+    const STEP = 1.5;  // one press of + or −
+    const SLOP = 10;  // px a finger may wander and still tap
+    const REACH = 24;  // px from a base's centre that a tap still picks it (dots are small)
+    let view = null;  // {x, y, w, h} in map units, or null for the whole map
+    try { view = storageKey ? JSON.parse(sessionStorage.getItem(storageKey)) : null; } catch (err) { view = null; }
+    const pointers = new Map();  // pointerId → {x, y} in client pixels
+    let gesture = null;
+    let tapping = false;
+    let frameRequest = 0;
+
+    const svgNow = () => container.querySelector("svg.cpx-map[data-full]");
+    const parse = (text) => {
+      const [x, y, w, h] = String(text).trim().split(/[\s,]+/).map(Number);
+      return { x, y, w, h };
+    };
+    const fullOf = (svg) => parse(svg.dataset.full);
+    const round = (n) => Math.round(n * 10) / 10;
+
+    /* A view inside the whole map, no closer than MAX_ZOOM, of the map's shape; null when it
+       shows all of it. A view whose width had to change keeps its centre. */
+    function clamp(v, full) {
+      if (!v || ![v.x, v.y, v.w, v.h].every(Number.isFinite) || v.w <= 0) return null;
+      const w = Math.min(full.w, Math.max(full.w / MAX_ZOOM, v.w));
+      if (w >= full.w * 0.999) return null;
+      const h = w * full.h / full.w;
+      let x = v.x, y = v.y;
+      if (w !== v.w || h !== v.h) { x = v.x + (v.w - w) / 2; y = v.y + (v.h - h) / 2; }
+      x = Math.min(Math.max(x, full.x), full.x + full.w - w);
+      y = Math.min(Math.max(y, full.y), full.y + full.h - h);
+      return { x, y, w, h };
+    }
+
+    /* Pixels per map unit and the view's top-left corner on the screen (preserveAspectRatio
+       "xMidYMid meet"). */
+    function frame(rect, v) {
+      const s = Math.min(rect.width / v.w, rect.height / v.h);
+      return { s, left: rect.left + (rect.width - v.w * s) / 2, top: rect.top + (rect.height - v.h * s) / 2 };
+    }
+    function toMap(p, rect, v) {
+      const f = frame(rect, v);
+      return { x: v.x + (p.x - f.left) / f.s, y: v.y + (p.y - f.top) / f.s };
+    }
+
+    function apply() {
+      frameRequest = 0;
+      const svg = svgNow();
+      if (!svg) return;
+      const full = fullOf(svg);
+      view = clamp(view, full);
+      svg.setAttribute("viewBox", view ? [view.x, view.y, view.w, view.h].map(round).join(" ") : svg.dataset.full);
+      const wrap = svg.closest(".cpx-map-wrap");
+      if (wrap) wrap.classList.toggle("zoomed", Boolean(view));
+      const closest = Boolean(view) && view.w <= (full.w / MAX_ZOOM) * 1.001;
+      container.querySelectorAll("[data-zoom=in]").forEach((b) => { b.disabled = closest; });
+      container.querySelectorAll("[data-zoom=out], [data-zoom=reset]").forEach((b) => { b.disabled = !view; });
+      container.querySelectorAll("[data-zoom-to]").forEach((b) => {
+        const preset = clamp(parse(b.dataset.zoomTo), full);
+        const same = Boolean(view && preset) && ["x", "y", "w", "h"].every((k) => Math.abs(view[k] - preset[k]) < 0.5);
+        b.setAttribute("aria-pressed", String(same));
+      });
+      if (storageKey) {
+        try { sessionStorage.setItem(storageKey, JSON.stringify(view)); } catch (err) { /* private mode: kept for this page only */ }
+      }
+    }
+    const draw = () => { if (!frameRequest) frameRequest = requestAnimationFrame(apply); };
+
+    /* Zoom by k about a map point, which stays where it is on the screen. */
+    function zoomAbout(k, p, v) {
+      view = { x: p.x - (p.x - v.x) / k, y: p.y - (p.y - v.y) / k, w: v.w / k, h: v.h / k };
+    }
+
+    /* The base nearest to a point on the screen, within reach of its dot. */
+    function baseAt(p) {
+      const svg = svgNow();
+      if (!svg) return null;
+      const full = fullOf(svg);
+      const v = clamp(view, full) || full;
+      const rect = svg.getBoundingClientRect();
+      const at = toMap(p, rect, v);
+      const reach = Math.max(12, REACH / frame(rect, v).s);
+      let best = null, distance = Infinity;
+      svg.querySelectorAll("g.base[data-base]").forEach((g) => {
+        const d = Math.hypot(Number(g.dataset.x) - at.x, Number(g.dataset.y) - at.y);
+        if (d < distance) { best = g; distance = d; }
+      });
+      return best && distance <= reach ? best.dataset.base : null;
+    }
+
+    /* A gesture starts again whenever a finger comes or goes: from the view as it is, with the
+       fingers where they are, so the map never jumps. */
+    function begin(panning) {
+      const svg = svgNow();
+      if (!svg) { gesture = null; return; }
+      const full = fullOf(svg);
+      gesture = {
+        full, start: clamp(view, full) || full, rect: svg.getBoundingClientRect(), panning,
+        points: [...pointers.values()].map((p) => ({ ...p })), last: { ...[...pointers.values()][0] },
+      };
+    }
+
+    function moved(event) {
+      if (!gesture) return;
+      const now = [...pointers.values()];
+      const { start, rect, points } = gesture;
+      if (now.length >= 2 && points.length >= 2) {  // pinch: zoom about the fingers' midpoint, which follows them
+        const [a0, b0] = points, [a, b] = now;
+        const d0 = Math.hypot(b0.x - a0.x, b0.y - a0.y), d = Math.hypot(b.x - a.x, b.y - a.y);
+        const m0 = { x: (a0.x + b0.x) / 2, y: (a0.y + b0.y) / 2 }, m = { x: (a.x + b.x) / 2, y: (a.y + b.y) / 2 };
+        const anchor = toMap(m0, rect, start);
+        const w = Math.min(gesture.full.w, Math.max(gesture.full.w / MAX_ZOOM, start.w * (d0 / Math.max(d, 1))));
+        const h = w * start.h / start.w;
+        const f = frame(rect, { w, h });
+        view = { x: anchor.x - (m.x - f.left) / f.s, y: anchor.y - (m.y - f.top) / f.s, w, h };
+        gesture.panning = true;
+        tapping = false;
+        draw();
+        return;
+      }
+      const p = now[0], p0 = points[0];
+      if (!gesture.panning && Math.hypot(p.x - p0.x, p.y - p0.y) < SLOP) return;
+      gesture.panning = true;
+      tapping = false;
+      if (clamp(view, gesture.full) === null && event.pointerType !== "mouse") {
+        /* the whole map takes every touch (touch-action: none): a drag scrolls the page, and
+           the map sideways where it is wider than a phone */
+        const wrap = container.querySelector(".cpx-map-wrap");
+        if (wrap) wrap.scrollLeft -= p.x - gesture.last.x;
+        window.scrollBy(0, -(p.y - gesture.last.y));
+        gesture.last = { ...p };
+        return;
+      }
+      const s = frame(rect, start).s;
+      view = { x: start.x - (p.x - p0.x) / s, y: start.y - (p.y - p0.y) / s, w: start.w, h: start.h };
+      draw();
+    }
+
+    container.addEventListener("pointerdown", (event) => {
+      if (!event.target.closest || !event.target.closest("svg.cpx-map")) return;
+      if (event.pointerType === "mouse" && event.button !== 0) return;
+      if (event.pointerType === "mouse") event.preventDefault();  // no text selection, no image drag
+      tapping = pointers.size === 0;
+      pointers.set(event.pointerId, { x: event.clientX, y: event.clientY });
+      begin(pointers.size > 1);
+    });
+    window.addEventListener("pointermove", (event) => {
+      if (!pointers.has(event.pointerId)) return;
+      pointers.set(event.pointerId, { x: event.clientX, y: event.clientY });
+      moved(event);
+    });
+    const lifted = (event) => {
+      if (!pointers.has(event.pointerId)) return;
+      pointers.delete(event.pointerId);
+      if (pointers.size) { begin(true); return; }  // a finger of a pinch lifted: the other pans on
+      gesture = null;
+      if (tapping && event.type === "pointerup" && onTap) {
+        const base = baseAt({ x: event.clientX, y: event.clientY });
+        if (base) onTap(base);
+      }
+      tapping = false;
+    };
+    window.addEventListener("pointerup", lifted);
+    window.addEventListener("pointercancel", lifted);
+
+    /* A trackpad's pinch arrives as a wheel with ctrlKey; a plain wheel scrolls the page. */
+    container.addEventListener("wheel", (event) => {
+      const svg = event.ctrlKey && event.target.closest && event.target.closest("svg.cpx-map");
+      if (!svg) return;
+      event.preventDefault();
+      const full = fullOf(svg);
+      const v = clamp(view, full) || full;
+      zoomAbout(Math.exp(-event.deltaY / 100), toMap({ x: event.clientX, y: event.clientY }, svg.getBoundingClientRect(), v), v);
+      draw();
+    }, { passive: false });
+
+    container.addEventListener("click", (event) => {
+      const button = event.target.closest("[data-zoom], [data-zoom-to]");
+      const svg = svgNow();
+      if (!button || !svg) return;
+      const full = fullOf(svg);
+      const v = clamp(view, full) || full;
+      if (button.dataset.zoomTo) view = parse(button.dataset.zoomTo);
+      else if (button.dataset.zoom === "reset") view = null;
+      else zoomAbout(button.dataset.zoom === "in" ? STEP : 1 / STEP, { x: v.x + v.w / 2, y: v.y + v.h / 2 }, v);
+      apply();
+    });
+
+    apply();
+    return { apply };
+  }
+
   function table() {
     const root = document.getElementById("table");
     const sessionId = root.dataset.session;
@@ -174,24 +372,107 @@ const Companion = (() => {
     let snapshot = null;
     let instructions = {};  // pending AI moves in this tablet's language, by reading
     let countdown = null;
+    const drawnReadings = new Map();  // seq → {key: what its node was drawn from, node}
+    let selected = null;  // the base tapped on the map: only the moves that name it are shown
+    const autoOpened = new Set();  // folded groups a tap opened; clearing the base folds them again
+    const boardBox = document.getElementById("board");
+    const actionsBox = document.getElementById("actions");
 
     const show = (err) => { errorBox.textContent = err ? err.message : ""; };
+    const zoom = mapZoom(boardBox, {
+      storageKey: `map-view:${sessionId}`,
+      onTap: (base) => select(selected === base ? null : base),
+    });
 
-    async function refresh() {
+    /* Redraw from the server, one redraw at a time: entries that arrive meanwhile (a page
+       load replays the whole log) ask for one more, so a tablet draws the latest state once
+       or twice rather than once per entry, and never an older answer over a newer one. The
+       promise settles when what was asked for is drawn; data-refreshing marks the wait. */
+    let refreshing = null;
+    let again = false;
+    function refresh() {
+      if (refreshing) { again = true; return refreshing; }
+      root.dataset.refreshing = "";
+      refreshing = (async () => {
+        try {
+          do { again = false; await redraw(); } while (again);
+        } finally {
+          refreshing = null;
+          delete root.dataset.refreshing;
+        }
+      })();
+      return refreshing;
+    }
+
+    async function redraw() {
       const [fresh, view] = await Promise.all([
         api("GET", `/sessions/${sessionId}`), api("GET", `/sessions/${sessionId}/view`, undefined, "")]);
       snapshot = fresh;
       instructions = view.instructions || {};
-      document.getElementById("board").innerHTML = view.board;
-      const actions = document.getElementById("actions");
-      const open = [...actions.querySelectorAll("details[data-group][open]")].map((d) => d.dataset.group);
-      actions.innerHTML = view.actions;
+      boardBox.innerHTML = view.board;
+      zoom.apply();  // before the next paint: the new map shows the same part of the world
+      const open = [...actionsBox.querySelectorAll("details[data-group][open]")].map((d) => d.dataset.group);
+      actionsBox.innerHTML = view.actions;
       open.forEach((name) => {  // a group the player opened stays open across redraws
-        const group = actions.querySelector(`details[data-group="${name}"]`);
+        const group = actionsBox.querySelector(`details[data-group="${name}"]`);
         if (group) group.open = true;
       });
       document.querySelectorAll("#actions form[data-count-form]").forEach(countForm);
+      filterByBase();
       render();
+    }
+
+    /* Pick a base (or none): the map marks it, and the buttons, forms and offers that name
+       other places hide (those that name none, such as ending the moves, stay). */
+    function select(base) {
+      selected = base;
+      if (!selected) {
+        autoOpened.forEach((name) => {
+          const group = actionsBox.querySelector(`details[data-group="${name}"]`);
+          if (group) group.open = false;
+        });
+        autoOpened.clear();
+      }
+      filterByBase();
+      if (selected) {  // what is left of a folded group is few: show it without another tap
+        actionsBox.querySelectorAll("details[data-group]").forEach((group) => {
+          if (!group.hidden && !group.open) { group.open = true; autoOpened.add(group.dataset.group); }
+        });
+      }
+    }
+
+    /* Apply the picked base to the freshly drawn board and actions. */
+    function filterByBase() {
+      const mark = selected && [...boardBox.querySelectorAll(".cpx-map g.base")].find((g) => g.dataset.base === selected);
+      if (selected && !mark) selected = null;  // not a place on this board
+      const related = new Set();
+      document.querySelectorAll("#actions [data-bases], #board tr[data-bases]").forEach((node) => {
+        const bases = node.dataset.bases.split(" ");
+        node.hidden = Boolean(selected) && !bases.includes(selected);
+        if (selected && !node.hidden) bases.forEach((b) => related.add(b));
+      });
+      boardBox.querySelectorAll(".cpx-map g.base").forEach((g) => {
+        g.classList.toggle("selected", g.dataset.base === selected);
+        g.classList.toggle("related", Boolean(selected) && g.dataset.base !== selected && related.has(g.dataset.base));
+      });
+      boardBox.querySelectorAll(".odds-panel").forEach((panel) => {
+        panel.hidden = Boolean(selected) && !panel.querySelector("tr[data-bases]:not([hidden])");
+      });
+      actionsBox.querySelectorAll("details[data-group]").forEach((group) => {
+        const items = [...group.querySelectorAll("button[data-command]")];
+        const shown = items.filter((b) => !b.hidden).length;
+        const count = group.querySelector(".group-count");
+        if (count) count.textContent = shown === items.length ? String(items.length) : `${shown}/${items.length}`;
+        group.hidden = shown === 0;
+      });
+      let note = actionsBox.querySelector(".base-filter");
+      if (!selected) { if (note) note.remove(); return; }
+      if (!note) {
+        note = el("p", { class: "base-filter", role: "status" }, el("span", {}),
+          el("button", { type: "button", class: "secondary small", "data-clear-base": "" }, T.show_all));
+        actionsBox.prepend(note);
+      }
+      note.firstChild.textContent = `${T.only_base} ${mark.dataset.name || selected}`;
     }
 
     /* A count form: steppers, running totals against each limit, quick picks, submit. */
@@ -266,66 +547,89 @@ const Companion = (() => {
       return inner.length === 1 ? inner[0] : null;
     }
 
+    /* The readings panel, one node per waiting reading, each rebuilt only when what it shows
+       changed (the reading, its instructions, the words and count names it uses): a correction
+       being typed survives the redraw after every log entry (a new reading from another
+       source too), and a tap never lands on a node that is being replaced. Kept nodes are
+       never moved, so a focused input keeps its focus (and a tablet its keyboard). */
     function renderReadings() {
       const box = document.getElementById("readings");
       const extra = boardStrings();
       const words = { photo: "", beam: "beam", reasons: "", apply_correction: T.correct, ...(extra.strings || {}) };
       const names = extra.names || {};
+      const order = extra.order || Object.keys(names);
       const items = Object.entries(snapshot.readings).map(([seq, reading]) => {
-        const detail = reading.detail || {};
-        const args = reading.command.args || {};
-        const node = el("div", { class: "reading", "data-reading": seq, "data-source": reading.source });
-        const told = instructions[seq] || detail.instructions;
-        node.append(el("p", {}, told
-          ? `${reading.source}: ${told}`
-          : `${reading.source}: ${reading.command.name} · ${T.confidence} ${Math.round(reading.confidence * 100)}%`
-            + (detail.beam_count !== undefined && detail.beam_count !== null ? ` · ${words.beam} ${detail.beam_count}` : "")
-            + (reading.problem ? ` · ${reading.problem.message}` : "")));
-        const photo = detail.annotated || detail.photo || reading.media;
-        if (photo) {
-          node.append(el("figure", { class: "reading-photo" },
-            el("img", { src: `/api/media/${photo}`, alt: words.photo, loading: "lazy" }),
-            el("figcaption", {}, words.photo)));
-        }
-        if (Array.isArray(detail.reasons) && detail.reasons.length) {
-          node.append(el("ul", { class: "reading-reasons", "aria-label": words.reasons },
-            ...detail.reasons.map((r) => el("li", {}, r))));
-        }
-        const confirm = el("button", { onclick: () => act(`/sessions/${sessionId}/readings/${seq}/confirm`, {}) }, T.confirm);
-        const dismiss = el("button", { class: "secondary", onclick: () => act(`/sessions/${sessionId}/readings/${seq}/dismiss`, {}) }, T.dismiss);
-        const shape = countsOf(args);
-        if (shape) {
-          /* A number per key instead of editing JSON: the corrected counts replace the read ones. */
-          const [within, counts] = shape;
-          const form = el("form", { class: "reading-form", "data-correct": seq });
-          const order = extra.order || Object.keys(names);
-          const rank = (k) => (order.includes(k) ? order.indexOf(k) : order.length);
-          const total = Object.values(counts).reduce((a, b) => a + b, 0);
-          if (words.counted) form.append(el("p", { class: "reading-total" }, `${words.counted}: ${total}`));
-          for (const [key, value] of Object.entries(counts).sort(([a], [b]) => rank(a) - rank(b))) {
-            const input = el("input", { type: "number", name: key, min: "0", value: String(value), inputmode: "numeric" });
-            form.append(el("label", {}, el("span", { class: "count-name" }, names[key] || key), input));
-          }
-          form.append(el("button", { type: "submit", class: "secondary" }, words.apply_correction || T.correct));
-          form.addEventListener("submit", (event) => {
-            event.preventDefault();
-            const fixed = Object.fromEntries([...form.querySelectorAll("input")].map((i) => [i.name, Number(i.value) || 0]));
-            const corrected = within ? { ...args, [within]: fixed } : fixed;
-            act(`/sessions/${sessionId}/readings/${seq}/correct`, { args: corrected });
-          });
-          node.append(form, confirm, dismiss);
-        } else {
-          node.append(confirm, el("button", { class: "secondary", onclick: () => {
-            const text = prompt(T.corrected_args, JSON.stringify(args));
-            if (text !== null) {
-              try { act(`/sessions/${sessionId}/readings/${seq}/correct`, { args: JSON.parse(text) }); }
-              catch (err) { show(err); }
-            }
-          } }, T.correct), dismiss);
-        }
+        const shape = countsOf(reading.command.args || {});
+        const key = JSON.stringify([seq, reading, instructions[seq] || null, words,
+          shape ? Object.keys(shape[1]).map((k) => [k, names[k] || null, order.indexOf(k)]) : null]);
+        const kept = drawnReadings.get(seq);
+        if (kept && kept.key === key) return kept.node;
+        const node = readingNode(seq, reading, words, names, order);
+        drawnReadings.set(seq, { key, node });
         return node;
       });
-      box.replaceChildren(...(items.length ? items : [el("p", { class: "muted" }, T.no_reading)]));
+      [...drawnReadings.keys()].forEach((seq) => { if (!(seq in snapshot.readings)) drawnReadings.delete(seq); });
+      const wanted = items.length ? items
+        : [box.querySelector(":scope > .no-reading") || el("p", { class: "muted no-reading" }, T.no_reading)];
+      [...box.children].forEach((child) => { if (!wanted.includes(child)) child.remove(); });
+      wanted.forEach((node, i) => {  // insert what is new where it goes; kept nodes stay put
+        if (box.children[i] !== node) box.insertBefore(node, box.children[i] || null);
+      });
+    }
+
+    /* One waiting reading: what was read, its photo, and confirm, correct or dismiss. */
+    function readingNode(seq, reading, words, names, order) {
+      const detail = reading.detail || {};
+      const args = reading.command.args || {};
+      const node = el("div", { class: "reading", "data-reading": seq, "data-source": reading.source });
+      const told = instructions[seq] || detail.instructions;
+      node.append(el("p", {}, told
+        ? `${reading.source}: ${told}`
+        : `${reading.source}: ${reading.command.name} · ${T.confidence} ${Math.round(reading.confidence * 100)}%`
+          + (detail.beam_count !== undefined && detail.beam_count !== null ? ` · ${words.beam} ${detail.beam_count}` : "")
+          + (reading.problem ? ` · ${reading.problem.message}` : "")));
+      const photo = detail.annotated || detail.photo || reading.media;
+      if (photo) {
+        node.append(el("figure", { class: "reading-photo" },
+          el("img", { src: `/api/media/${photo}`, alt: words.photo, loading: "lazy" }),
+          el("figcaption", {}, words.photo)));
+      }
+      if (Array.isArray(detail.reasons) && detail.reasons.length) {
+        node.append(el("ul", { class: "reading-reasons", "aria-label": words.reasons },
+          ...detail.reasons.map((r) => el("li", {}, r))));
+      }
+      const confirm = el("button", { onclick: () => act(`/sessions/${sessionId}/readings/${seq}/confirm`, {}) }, T.confirm);
+      const dismiss = el("button", { class: "secondary", onclick: () => act(`/sessions/${sessionId}/readings/${seq}/dismiss`, {}) }, T.dismiss);
+      const shape = countsOf(args);
+      if (shape) {
+        /* A number per key instead of editing JSON: the corrected counts replace the read ones. */
+        const [within, counts] = shape;
+        const form = el("form", { class: "reading-form", "data-correct": seq });
+        const rank = (k) => (order.includes(k) ? order.indexOf(k) : order.length);
+        const total = Object.values(counts).reduce((a, b) => a + b, 0);
+        if (words.counted) form.append(el("p", { class: "reading-total" }, `${words.counted}: ${total}`));
+        for (const [key, value] of Object.entries(counts).sort(([a], [b]) => rank(a) - rank(b))) {
+          const input = el("input", { type: "number", name: key, min: "0", value: String(value), inputmode: "numeric" });
+          form.append(el("label", {}, el("span", { class: "count-name" }, names[key] || key), input));
+        }
+        form.append(el("button", { type: "submit", class: "secondary" }, words.apply_correction || T.correct));
+        form.addEventListener("submit", (event) => {
+          event.preventDefault();
+          const fixed = Object.fromEntries([...form.querySelectorAll("input")].map((i) => [i.name, Number(i.value) || 0]));
+          const corrected = within ? { ...args, [within]: fixed } : fixed;
+          act(`/sessions/${sessionId}/readings/${seq}/correct`, { args: corrected });
+        });
+        node.append(form, confirm, dismiss);
+      } else {
+        node.append(confirm, el("button", { class: "secondary", onclick: () => {
+          const text = prompt(T.corrected_args, JSON.stringify(args));
+          if (text !== null) {
+            try { act(`/sessions/${sessionId}/readings/${seq}/correct`, { args: JSON.parse(text) }); }
+            catch (err) { show(err); }
+          }
+        } }, T.correct), dismiss);
+      }
+      return node;
     }
 
     function renderDeadline() {
@@ -361,9 +665,10 @@ const Companion = (() => {
       });
     });
 
-    document.getElementById("actions").addEventListener("click", (event) => {
+    actionsBox.addEventListener("click", (event) => {
       const button = event.target.closest("button[data-command]");
       if (button) send(JSON.parse(button.dataset.command));
+      if (event.target.closest("[data-clear-base]")) select(null);
     });
 
     document.getElementById("undo").addEventListener("click", () =>
@@ -386,6 +691,7 @@ const Companion = (() => {
     }
 
     follow(sessionId, 0, document.getElementById("feed"), () => refresh().catch(show));
+    filterByBase();
     refresh().catch(show);
   }
 
@@ -420,6 +726,8 @@ const Companion = (() => {
     const list = document.getElementById("timeline");
     let points = [];
     let pending = null;
+    const board = document.getElementById("replay-board");
+    const zoom = mapZoom(board, { storageKey: `map-view-replay:${sessionId}` });
 
     async function show(index) {
       index = Math.max(0, Math.min(points.length - 1, index));
@@ -434,7 +742,8 @@ const Companion = (() => {
       clearTimeout(pending);
       pending = setTimeout(async () => {
         const data = await api("GET", `/sessions/${sessionId}/replay/board?to=${point.seq}`, undefined, "");
-        document.getElementById("replay-board").innerHTML = data.board;
+        board.innerHTML = data.board;
+        zoom.apply();
         root.dataset.shownSeq = data.seq;
       }, 120);
     }

@@ -17,9 +17,10 @@ from companion.engine import (
     RuleOption,
     Seat,
     Setup,
+    Viewer,
 )
 
-from . import flow
+from . import flow, secrecy
 from .ctx import Ctx
 from .data import COLOURS, GameData, default_data
 from .legal import count_forms, legal_commands
@@ -93,6 +94,15 @@ class Cpx(Game):
             return State.from_json(data)
         except TypeError as exc:
             raise ValueError(f"not a Command Post Exercise state: {exc}") from None
+
+    # --- what each reader may see (CPX-46, :mod:`.secrecy`) --------------------------------------
+    def redact_state(self, state_json: JSON, viewer: Viewer) -> JSON:
+        """Other seats' hands and discard pile become their sizes; ownership stays public."""
+        return secrecy.redact_state(state_json, viewer)
+
+    def redact_entry(self, entry_json: JSON, viewer: Viewer) -> JSON:
+        """Other seats' ``choose_hand`` and ``smoke_discard`` cards become ``"?"``."""
+        return secrecy.redact_entry(entry_json, viewer)
 
     # --- what the session asks -------------------------------------------------------------------
     def outcome(self, state: State) -> Outcome | None:
