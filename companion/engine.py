@@ -353,9 +353,11 @@ class Game:
         )
 
     # --- what the session asks about a state ---------------------------------------------------
-    def to_act(self, state: Any) -> list[int]:
-        """Seats that may act now (empty when the game is over or only the table may act)."""
-        return sorted({c.seat for c in self.legal_commands(state) if c.seat is not None})
+    def to_act(self, state: Any, legal: Sequence[Command] | None = None) -> list[int]:
+        """Seats that may act now (empty when the game is over or only the table may act);
+        ``legal`` saves listing the commands again when the caller has them."""
+        commands = self.legal_commands(state) if legal is None else legal
+        return sorted({c.seat for c in commands if c.seat is not None})
 
     def outcome(self, state: Any) -> Outcome | None:
         """``None`` while the game goes on."""

@@ -188,7 +188,8 @@ class SessionService:
             game, state = live.game, live.history.state
             outcome = game.outcome(state)
             deadline = game.deadline(state)
-            legal = [c for c in game.legal_commands(state) if sees(viewer, c.seat)]
+            every = game.legal_commands(state)
+            legal = [c for c in every if sees(viewer, c.seat)]
             forms = [f for f in game.count_forms(state) if sees(viewer, f.seat)]
             if seat is not None:
                 legal = [c for c in legal if c.seat in (seat, None)]
@@ -198,7 +199,7 @@ class SessionService:
                 "state": game.redact_state(game.dump_state(state), viewer),
                 "state_id": live.history.state_id,
                 "last_seq": live.history.last_seq,
-                "to_act": game.to_act(state),
+                "to_act": game.to_act(state, every),
                 "legal": [c.to_json() for c in legal],
                 "forms": [f.to_json() for f in forms],
                 "outcome": outcome.to_json() if outcome else None,

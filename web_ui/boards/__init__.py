@@ -3,6 +3,7 @@ may do now (the engine's legal commands and count forms, labelled in the tablet'
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -46,6 +47,20 @@ class FormView:
 
     def as_json(self) -> str:
         return json.dumps({**self.form.to_json(), "presets": self.presets})
+
+    @property
+    def key(self) -> str:
+        """The form's :func:`form_key` (``data-form-key``)."""
+        return form_key(self.form)
+
+
+def form_key(form: CountForm) -> str:
+    """What a count form is, as a short stable string: its command's name, seat, fixed args,
+    count keys with their ranges, and limits. The tablet keeps a half-entered form across a
+    redraw when the redrawn one has the same key (app.js): its inputs then mean the same and
+    take the same values. Titles, quick picks and places are not part of it."""
+    text = json.dumps(form.to_json(), sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 def generic_label(command: Command) -> str:

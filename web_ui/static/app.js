@@ -373,6 +373,8 @@ const Companion = (() => {
     let instructions = {};  // pending AI moves in this tablet's language, by reading
     let countdown = null;
     const drawnReadings = new Map();  // seq → {key: what its node was drawn from, node}
+    const drawnActions = new WeakMap();  // a node of the actions panel → the HTML it was drawn from
+    const recounts = new WeakMap();  // a count form → its totals, limits and submit check again
     let selected = null;  // the base tapped on the map: only the moves that name it are shown
     const autoOpened = new Set();  // folded groups a tap opened; clearing the base folds them again
     const boardBox = document.getElementById("board");
@@ -411,15 +413,110 @@ const Companion = (() => {
       instructions = view.instructions || {};
       boardBox.innerHTML = view.board;
       zoom.apply();  // before the next paint: the new map shows the same part of the world
+      drawActions(view.actions);
+      filterByBase();
+      render();
+    }
+
+    /* The actions panel, drawn again from the server's fragment: each part of it (the buttons,
+       each count form) keeps its node when it is drawn from the same HTML as before, so a tap
+       never lands on a node that is being replaced. A count form being filled in keeps what
+       was entered (and the input its focus) when the new fragment has the same form, by its
+       data-form-key, even if its title or quick picks changed; a changed form of the same
+       command gets the values that still fit its ranges. A form that was sent starts afresh.
+       Kept nodes are never moved unless the order changed, so a focused input stays focused. */
+    function drawActions(html) {
       const open = [...actionsBox.querySelectorAll("details[data-group][open]")].map((d) => d.dataset.group);
-      actionsBox.innerHTML = view.actions;
+      const focused = document.activeElement;
+      const template = document.createElement("template");
+      template.innerHTML = html;
+      const old = [...actionsBox.children];
+      const spare = new Set(old.filter((node) => !(node.matches("form") && "sent" in node.dataset)));
+      const take = (test) => {
+        const found = old.find((node) => spare.has(node) && test(node));
+        if (found) spare.delete(found);
+        return found;
+      };
+      const isForm = (node) => node.matches("form[data-form-key]");
+      const fresh = [];  // new count forms, to be set going once they are in the page
+      const wanted = [...template.content.children].map((node) => {
+        const drawn = node.outerHTML;
+        const same = take((o) => drawnActions.get(o) === drawn);
+        if (same) return same;
+        drawnActions.set(node, drawn);
+        if (!isForm(node)) return node;
+        const before = take((o) => isForm(o) && o.dataset.formKey === node.dataset.formKey);
+        if (before) {  // the same form, other words around it: keep the node and what is in it
+          refit(before, node);
+          drawnActions.set(before, drawn);
+          return before;
+        }
+        const like = take((o) => isForm(o) && formFamily(o) === formFamily(node));
+        if (like && "touched" in like.dataset) carryCounts(like, node);
+        fresh.push([node, like]);
+        return node;
+      });
+      const note = actionsBox.querySelector(":scope > .base-filter");  // filterByBase's own
+      if (note) wanted.unshift(note);
+      old.forEach((node) => { if (!wanted.includes(node)) node.remove(); });
+      wanted.forEach((node, i) => {
+        if (actionsBox.children[i] !== node) actionsBox.insertBefore(node, actionsBox.children[i] || null);
+      });
       open.forEach((name) => {  // a group the player opened stays open across redraws
         const group = actionsBox.querySelector(`details[data-group="${name}"]`);
         if (group) group.open = true;
       });
-      document.querySelectorAll("#actions form[data-count-form]").forEach(countForm);
-      filterByBase();
-      render();
+      fresh.forEach(([form, like]) => {
+        countForm(form);
+        const input = like && focused && like.contains(focused) && focused.name && countInput(form, focused.name);
+        if (input) input.focus();  // the replaced form had it: typing goes on here
+      });
+    }
+
+    /* Which command a form makes (name, seat, fixed args): forms of one family may differ in
+       their ranges and limits, as a recruit form does when the money changed. */
+    function formFamily(form) {
+      const spec = JSON.parse(form.dataset.countForm);
+      return JSON.stringify([spec.name, spec.seat, spec.fixed, spec.within]);
+    }
+
+    /* The same form (same key: same inputs, ranges and limits) drawn with other words or quick
+       picks: those are taken from the fresh one, the inputs (and what is typed) stay. */
+    function refit(kept, fresh) {
+      const counts = kept.querySelector(":scope > .counts");
+      const names = [...fresh.querySelectorAll(":scope > .counts .count-name")];
+      counts.querySelectorAll(".count-name").forEach((span, i) => {
+        if (names[i] && span.textContent !== names[i].textContent) span.textContent = names[i].textContent;
+      });
+      ["data-count-form", "data-bases"].forEach((name) => {
+        if (fresh.hasAttribute(name)) kept.setAttribute(name, fresh.getAttribute(name));
+        else kept.removeAttribute(name);
+      });
+      [...kept.children].forEach((child) => { if (child !== counts) child.remove(); });
+      let after = false;
+      [...fresh.children].forEach((child) => {
+        if (child.matches(".counts")) after = true;
+        else if (after) kept.append(child);
+        else counts.before(child);
+      });
+      recounts.get(kept)();
+    }
+
+    const countInput = (form, name) => form.querySelector(`input[type=number][name="${CSS.escape(name)}"]`);
+
+    /* What was entered in a form that changed, into the new one where it still fits. */
+    function carryCounts(from, to) {
+      let carried = false;
+      to.querySelectorAll("input[type=number]").forEach((input) => {
+        const was = countInput(from, input.name);
+        const value = was ? Number(was.value) : NaN;
+        if (was && was.value !== "" && Number.isInteger(value)
+            && value >= Number(input.min) && value <= Number(input.max)) {
+          input.value = String(value);
+          carried = true;
+        }
+      });
+      if (carried) to.dataset.touched = "";
     }
 
     /* Pick a base (or none): the map marks it, and the buttons, forms and offers that name
@@ -475,16 +572,17 @@ const Companion = (() => {
       note.firstChild.textContent = `${T.only_base} ${mark.dataset.name || selected}`;
     }
 
-    /* A count form: steppers, running totals against each limit, quick picks, submit. */
+    /* A count form: steppers, running totals against each limit, quick picks, submit. A form
+       someone changed is marked data-touched, one that was sent data-sent (drawActions). */
     function countForm(form) {
-      const spec = JSON.parse(form.dataset.countForm);
+      const spec = () => JSON.parse(form.dataset.countForm);  // refit may give it new quick picks
       const inputs = [...form.querySelectorAll("input[type=number]")];
       const counts = () => Object.fromEntries(inputs.map((i) => [i.name, Number(i.value) || 0]));
       const update = () => {
         const now = counts();
         let ok = inputs.every((i) => Number.isInteger(Number(i.value))
           && Number(i.value) >= Number(i.min) && Number(i.value) <= Number(i.max));
-        spec.limits.forEach((limit, index) => {
+        spec().limits.forEach((limit, index) => {
           const total = Object.entries(limit.weights).reduce((sum, [k, w]) => sum + w * (now[k] || 0), 0);
           const met = (limit.min === undefined || total >= limit.min) && (limit.max === undefined || total <= limit.max);
           const box = form.querySelector(`[data-limit="${index}"]`);
@@ -494,6 +592,7 @@ const Companion = (() => {
         });
         form.querySelector("button[type=submit]").disabled = !ok;
       };
+      recounts.set(form, update);
       form.addEventListener("click", (event) => {
         const step = event.target.closest("[data-step]");
         const preset = event.target.closest("[data-preset]");
@@ -504,17 +603,32 @@ const Companion = (() => {
           const values = JSON.parse(preset.dataset.preset);
           inputs.forEach((i) => { i.value = values[i.name] || 0; });
         } else return;
+        form.dataset.touched = "";
         update();
       });
-      form.addEventListener("input", update);
-      form.addEventListener("submit", (event) => {
+      form.addEventListener("input", () => { form.dataset.touched = ""; update(); });
+      form.addEventListener("submit", async (event) => {
         event.preventDefault();
-        const args = { ...spec.fixed };
+        const { name, seat, fixed, within } = spec();
+        const args = { ...fixed };
         const now = counts();
-        if (spec.within) args[spec.within] = now; else Object.assign(args, now);
-        const command = { name: spec.name, args };
-        if (spec.seat !== null) command.seat = spec.seat;
-        send(command);
+        if (within) args[within] = now; else Object.assign(args, now);
+        const command = { name, args };
+        if (seat !== null) command.seat = seat;
+        form.dataset.sent = "";  // the next redraw draws it afresh
+        if (await send(command)) return;
+        /* refused (another tablet was quicker, say): what was entered goes back into the same
+           form if it is still offered and nobody has typed into it since */
+        const again = [...actionsBox.querySelectorAll("form[data-form-key]")]
+          .find((f) => f.dataset.formKey === form.dataset.formKey);
+        if (!again) return;
+        if (again === form) { delete form.dataset.sent; return; }
+        if ("touched" in again.dataset) return;
+        again.querySelectorAll("input[type=number]").forEach((input) => {
+          if (input.name in now) input.value = String(now[input.name]);
+        });
+        again.dataset.touched = "";
+        recounts.get(again)();
       });
       update();
     }
@@ -606,13 +720,16 @@ const Companion = (() => {
         const [within, counts] = shape;
         const form = el("form", { class: "reading-form", "data-correct": seq });
         const rank = (k) => (order.includes(k) ? order.indexOf(k) : order.length);
-        const total = Object.values(counts).reduce((a, b) => a + b, 0);
-        if (words.counted) form.append(el("p", { class: "reading-total" }, `${words.counted}: ${total}`));
+        const total = el("output", {}, String(Object.values(counts).reduce((a, b) => a + b, 0)));
+        if (words.counted) form.append(el("p", { class: "reading-total" }, `${words.counted}: `, total));
         for (const [key, value] of Object.entries(counts).sort(([a], [b]) => rank(a) - rank(b))) {
           const input = el("input", { type: "number", name: key, min: "0", value: String(value), inputmode: "numeric" });
           form.append(el("label", {}, el("span", { class: "count-name" }, names[key] || key), input));
         }
         form.append(el("button", { type: "submit", class: "secondary" }, words.apply_correction || T.correct));
+        form.addEventListener("input", () => {  // the total as corrected so far, as it is typed
+          total.textContent = String([...form.querySelectorAll("input")].reduce((sum, i) => sum + (Number(i.value) || 0), 0));
+        });
         form.addEventListener("submit", (event) => {
           event.preventDefault();
           const fixed = Object.fromEntries([...form.querySelectorAll("input")].map((i) => [i.name, Number(i.value) || 0]));
@@ -646,9 +763,12 @@ const Companion = (() => {
       countdown = setInterval(tick, 100);
     }
 
+    /* POST, show what went wrong if anything, and redraw; true when the server took it. */
     async function act(path, body) {
-      try { await api("POST", path, body); show(null); } catch (err) { show(err); }
+      let ok = false;
+      try { await api("POST", path, body); show(null); ok = true; } catch (err) { show(err); }
       await refresh();
+      return ok;
     }
 
     function send(command) {
@@ -690,6 +810,9 @@ const Companion = (() => {
       });
     }
 
+    /* the panel as the page came: kept by the first redraw if unchanged, and usable before it */
+    [...actionsBox.children].forEach((node) => drawnActions.set(node, node.outerHTML));
+    actionsBox.querySelectorAll(":scope > form[data-count-form]").forEach(countForm);
     follow(sessionId, 0, document.getElementById("feed"), () => refresh().catch(show));
     filterByBase();
     refresh().catch(show);
