@@ -56,7 +56,7 @@ def annotate(frame: np.ndarray, result: CountResult, scale: float = 1.0) -> np.n
             (255, 255, 255),
         )
     for blob in result.blobs:
-        if blob.n and blob.confidence < 0.9:
+        if min(blob.confidence, 1.0 - blob.hidden) < 0.9:  # slivers (n = 0) are marked too
             x, y, bw, bh = (round(v / scale) for v in blob.box)
             cv2.rectangle(
                 out, (x - 3, y - 3), (x + bw + 3, y + bh + 3), (0, 215, 255), line, cv2.LINE_AA

@@ -230,6 +230,23 @@ def _cube_blobs(mask: np.ndarray, n: int) -> np.ndarray:
     return keep[comp].astype(np.uint8)
 
 
+PERSPECTIVE_PRIOR = 0.05
+"""Weight pulling a colour's share of the area map toward 1 (all of it): one photo of a few
+cubes near the centre says little about the edges."""
+
+
+def _perspective(
+    poly: np.ndarray, items: list[tuple[float, float, float, int]], size: tuple[int, int]
+) -> float:
+    """How much of the shared area map one colour's cubes follow (least squares, shrunk to 1)."""
+    d = np.array([max(0.5, float(poly @ basis_at(x, y, size))) - 1.0 for _, x, y, _ in items])
+    per_cube = np.array([a / n for a, _, _, n in items])
+    unit = float(np.median(per_cube / (1.0 + d)))
+    y = per_cube / unit - 1.0
+    k = (float(d @ y) + PERSPECTIVE_PRIOR) / (float(d @ d) + PERSPECTIVE_PRIOR)
+    return float(np.clip(k, 0.0, 1.5))
+
+
 def _robust_gaussian(lab: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Mean and covariance of Lab pixels, trimming outliers (shadow rims, seams) twice."""
     keep = lab
@@ -459,6 +476,12 @@ class _Calibration:
             grid = np.tensordot(poly, area_basis(size)[:, ::4, ::4], 1)
             inside = pixels.roi_mask(profile.roi, size)[::4, ::4] > 0
             poly = poly / float(np.median(grid[inside]))
+        follow = {c: _perspective(poly, items, size) for c, items in per.items() if items}
+        for colour, k in follow.items():
+            g = [1.0 + k * (max(0.5, float(poly @ basis_at(x, y, size))) - 1.0)
+                 for _, x, y, _ in per[colour]]
+            unit_area[colour] = float(np.median([a / n / gi for (a, _, _, n), gi in
+                                                 zip(per[colour], g, strict=True)]))
         models = []
         fallback = float(np.median(list(unit_area.values()))) if unit_area else TARGET_SIDE**2
         for m in profile.colours:
@@ -466,7 +489,8 @@ class _Calibration:
             note = "" if area else "could not measure one cube's area: photos do not count cleanly"
             models.append(
                 replace(
-                    m, area=area or fallback, reliable=m.reliable and area is not None, note=note
+                    m, area=area or fallback, reliable=m.reliable and area is not None, note=note,
+                    perspective=follow.get(m.name, 1.0),
                 )
             )
         return replace(profile, area_poly=tuple(float(v) for v in poly), colours=tuple(models))

@@ -27,6 +27,9 @@ REVIEW_BELOW = 0.9
 """Results whose confidence is under this ask a person to check them."""
 NOISE_FRACTION = 0.3
 """Blobs smaller than this many cube areas are noise (a sliver of seam, a speck of glare)."""
+SLIVER_FRACTION = 0.1
+"""Smaller blobs are specks; from here to :data:`NOISE_FRACTION`, against another colour, they
+may be the corner of a cube lying almost wholly under it."""
 PARTIAL_FRACTION = 0.62
 """Blobs between noise and this are a cube mostly hidden, or not a cube: always doubtful."""
 BETWEEN = -1
@@ -67,6 +70,8 @@ class Blob:
     area_ratio: float
     reason: str
     box: tuple[int, int, int, int]
+    hidden: float = 0.0
+    """Chance that one more cube lies unseen under this pile (its top read surely)."""
 
 
 @dataclass(frozen=True)
@@ -133,7 +138,7 @@ def read_blob(
     if r <= 1.32:
         if single_shape:
             if r < 0.72:
-                return 1, 0.8, "one cube, smaller than expected (partly hidden?)"
+                return 1, 0.9, "one cube, smaller than expected (partly hidden?)"
             if r > 1.27:
                 return 1, 0.85, "one cube, larger than expected (tilted, or hiding another?)"
             return 1, 0.999, "one cube"
@@ -143,7 +148,7 @@ def read_blob(
             # A cube rests tilted only against something: alone, this may be a stack of two.
             return 1, 0.8 if r <= 1.7 else 0.6, "one tilted cube, or two stacked"
         if long_side >= 1.75 or solidity < 0.82:
-            return 2, 0.95 if r >= 1.6 else 0.6, "two overlapping cubes"
+            return 2, 0.97 if r >= 1.6 else 0.6, "two overlapping cubes"
         return (1 if r < 1.6 else 2), 0.45, "one tilted cube or two overlapping"
     # A cluster: read from the simulated likelihood of n cubes (flat, tilted or partly hidden).
     best, post = _posterior(r)
@@ -151,7 +156,7 @@ def read_blob(
     if grid and grid != best and _posterior_of(r, grid) >= 0.1:
         # A filled rectangle one or two cubes wide is a flush row or block: its length counts
         # the cubes better than its area (neighbours hide each other's sides).
-        return grid, 0.93, f"row or block of {grid}"
+        return grid, 0.96, f"row or block of {grid}"
     if grid == best:
         return best, max(post, 0.98), f"row or block of {best}"
     return best, post, f"cluster of {best}"
@@ -257,10 +262,10 @@ class Counter:
         self.size = profile.work_size
         self.background = profile.background()
         self.bg_lab = cv2.cvtColor(self.background, cv2.COLOR_BGR2LAB)
-        self.template = pixels.thumbnail(self.background)
+        self.aligner = pixels.Aligner(self.background)
         # A tray seen without edges or texture (the camera sees only plain floor) cannot be
         # aligned, and need not be: a poor alignment then raises no doubt.
-        g = self.template[0]
+        g = self.aligner.template
         edges = np.hypot(cv2.Sobel(g, cv2.CV_32F, 1, 0), cv2.Sobel(g, cv2.CV_32F, 0, 1))
         self.featureless = float(np.percentile(edges, 99)) < FEATURELESS
         self.roi = pixels.roi_mask(profile.roi, self.size)
@@ -282,7 +287,7 @@ class Counter:
         """One cube's expected area (working pixels) of a colour at a working-image point."""
         model = self.profile.colours[colour]
         g = float(np.dot(self.profile.area_poly, basis_at(x, y, self.size)))
-        return model.area * float(np.clip(g, 0.5, 2.0))
+        return model.area * float(np.clip(1.0 + model.perspective * (g - 1.0), 0.5, 2.0))
 
     def labels(self, frame: np.ndarray) -> Labelled:
         """Label every working pixel: 0 tray, 1..6 a colour (profile order), 255 unknown."""
@@ -290,7 +295,7 @@ class Counter:
         if self.featureless:
             al = pixels.Alignment(np.array([[1, 0, 0], [0, 1, 0]], np.float32), 0.0)
         else:
-            al = pixels.align(self.background, work, self.template)
+            al = self.aligner.align(work)
         labels, gain, box = self.labeller.labels(
             work, al, self.lut_class, self.lut_dist, MAX_COLOUR_DISTANCE
         )
@@ -327,7 +332,6 @@ class Counter:
         counts = {name: 0 for name in COLOURS}
         detections: list[Detection] = []
         blobs: list[Blob] = []
-        confidence = 1.0
         labels, base = seen.crop()
         grey = None
         if seen.work is not None and labels.size:
@@ -345,16 +349,28 @@ class Counter:
                 blobs.append(blob)
                 counts[name] += blob.n
                 detections.extend(dets)
-                confidence *= blob.confidence
-                if blob.confidence < REVIEW_BELOW:
-                    doubts.append(f"{name} at {self._where(blob)}: {blob.reason}")
+        total = sum(counts.values())
+        own = [min(b.confidence, 1.0 - b.hidden) for b in blobs]
+        beam_agrees = expected_total is not None and total == expected_total
+        if beam_agrees:
+            # The exit beam counted the same total: a reading can only be wrong if another is
+            # wrong the other way, so each is as sure as the rest make that unlikely.
+            confidence, sure = beam_confidence(blobs)
+        else:
+            sure = own
+            confidence = float(np.prod(own)) if own else 1.0
+        for blob, alone, p in zip(blobs, own, sure, strict=True):
+            # Two errors that cancel are rarer than one, not impossible (a cube wholly hidden
+            # elsewhere): a reading this doubtful on its own asks even when the totals agree.
+            if p < REVIEW_BELOW or alone < BEAM_FLOOR:
+                doubts.append(f"{blob.colour} at {self._where(blob)}: {blob.reason}")
+                confidence = min(confidence, p, alone)
         # Unknown pixels that joined a counted blob are explained; any other unknown patch is not.
         labels = np.where(absorbed > 0, pixels.TRAY, labels).astype(np.uint8)
         if labels.size:
             forced += self._unknown_objects(labels, joins.get(BETWEEN), base)
         if confidence < REVIEW_BELOW and not doubts:
             doubts.append("several readings each a little uncertain")
-        total = sum(counts.values())
         if expected_total is not None and total != expected_total:
             forced.append(f"counted {total} cubes but {expected_total} were expected")
         if forced:
@@ -422,7 +438,7 @@ class Counter:
                 g,
                 labels[y0:y1, x0:x1],
             )
-            if blob is not None and blob.n > 0:
+            if blob is not None:
                 out.append((blob, dets))
                 if extra is not None and absorbed is not None:
                     # The unknown pixels this counted blob took in are explained now.
@@ -502,14 +518,19 @@ class Counter:
     ) -> tuple[Blob | None, list[Detection]]:
         """Read one blob (``comp == j``); ``grey`` and ``around`` (the labels) share comp's box."""
         x, y, w, h, area = (int(v) for v in stat)
-        if area < NOISE_FRACTION * self.profile.colours[index].area * 0.5:
+        if area < self._min_pixels(index):
             return None, []
         expected = self.expected_area(index, float(cent[0]), float(cent[1]))
         ratio = area / expected
-        if ratio < NOISE_FRACTION:
-            return None, []
         cx, cy = x - offset[0], y - offset[1]
         sub = (comp[cy : cy + h, cx : cx + w] == j).astype(np.uint8)
+        if ratio < NOISE_FRACTION:
+            # Alone on the tray, a speck; against a cube of another colour, perhaps the corner
+            # of a cube lying almost wholly under it: not counted, but asked about.
+            if ratio < SLIVER_FRACTION or not self._against_other(index, sub, cx, cy, around):
+                return None, []
+            why = "a sliver against another colour: a cube almost hidden under it?"
+            return Blob(name, 0, 0.6, ratio, why, (x, y, w, h)), []
         contours, _ = cv2.findContours(sub, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
         contour = max(contours, key=cv2.contourArea)
         (_, _), (rw, rh), _ = cv2.minAreaRect(contour)
@@ -520,18 +541,13 @@ class Counter:
         n, conf, why = read_blob(
             ratio, max(rw, rh) / side, min(rw, rh) / side, min(1.0, solidity), min(1.0, fill)
         )
-        if n == 1 and r_small(why) and around is not None and self.chromatic[index]:
+        if (n == 1 and r_small(why) and self.chromatic[index]
+                and self._against_other(index, sub, cx, cy, around)):
             # A small compact blob against a cube of another colour is a cube partly covered
             # by it (or seen past it); alone on the tray it might be something else. (Not for
             # black or white: a cube's shadow or glare lies against it too.)
-            y0, x0 = max(0, cy - 2), max(0, cx - 2)
-            near = around[y0 : cy + h + 2, x0 : cx + w + 2]
-            ring = np.zeros(near.shape, np.uint8)
-            ring[cy - y0 : cy - y0 + h, cx - x0 : cx - x0 + w] = sub
-            ring = cv2.dilate(ring, np.ones((5, 5), np.uint8))
-            other = (near != pixels.TRAY) & (near != pixels.UNKNOWN) & (near != index + 1)
-            if (other & (ring > 0)).any():
-                conf, why = 0.95, "one cube, partly covered by a neighbour"
+            conf, why = 0.95, "one cube, partly covered by a neighbour"
+        hidden = 0.0
         tilted_read = why.startswith(("one tilted cube, or two", "one cube, larger"))
         found: list[tuple[np.ndarray, np.ndarray] | None] = []
 
@@ -545,7 +561,7 @@ class Counter:
 
         if n == 1 and tilted_read and grey is not None and self._faces_tilted(
                 index, expected, pieces):
-            conf, why = 0.95, "one tilted cube (its faces are shaded unlike a flat top)"
+            conf, why = 0.97, "one tilted cube (its faces are shaded unlike a flat top)"
         if grey is not None and conf < 0.99 and ratio >= 1.0:
             seam = self._seam_reading(index, expected, ratio, pieces)
             if seam is not None:
@@ -555,7 +571,7 @@ class Counter:
                     # hidden under another, so their agreement is not independent evidence.
                     conf, why = max(conf, conf_s), f"{why}; seams agree"
                     # A pile can hide a cube under the others whatever its top shows.
-                    conf = min(conf, 1.0 - HIDDEN_RISK * (n - 1))
+                    hidden = hidden_risk(n)
                 else:
                     # Two cues that disagree: one of them is wrong, so ask. The seams are kept
                     # when the area allows them (they see what area alone cannot).
@@ -563,8 +579,34 @@ class Counter:
                         n = n_s
                     conf = min(conf, 0.8)
                     why = f"{why}, but the seams suggest {n_s}"
-        blob = Blob(name, n, conf, ratio, why, (x, y, w, h))
+        if conf < NECK_CONFIDENCE and ratio >= 1.3:
+            necks = neck_count(sub, math.sqrt(expected))
+            if necks is not None and necks == n:
+                conf, why = max(conf, NECK_CONFIDENCE), f"{why}; cores apart agree"
+                hidden = hidden_risk(n)
+            elif necks is not None:
+                if _posterior_of(ratio, necks) >= 0.1 or ratio < 1.85:
+                    n = necks
+                conf = min(conf, 0.8)
+                why = f"{why}, but {necks} cores stand apart"
+        blob = Blob(name, n, conf, ratio, why, (x, y, w, h), hidden)
         return blob, self._detections(name, sub, contour, (x, y), n, conf)
+
+    @staticmethod
+    def _against_other(
+        index: int, sub: np.ndarray, cx: int, cy: int, around: np.ndarray | None
+    ) -> bool:
+        """Whether a blob (mask ``sub`` at ``cx, cy`` of ``around``) touches another colour."""
+        if around is None:
+            return False
+        h, w = sub.shape
+        y0, x0 = max(0, cy - 2), max(0, cx - 2)
+        near = around[y0 : cy + h + 2, x0 : cx + w + 2]
+        ring = np.zeros(near.shape, np.uint8)
+        ring[cy - y0 : cy - y0 + h, cx - x0 : cx - x0 + w] = sub
+        ring = cv2.dilate(ring, np.ones((5, 5), np.uint8))
+        other = (near != pixels.TRAY) & (near != pixels.UNKNOWN) & (near != index + 1)
+        return bool((other & (ring > 0)).any())
 
     def _seam_pieces(
         self, index: int, sub: np.ndarray, grey: np.ndarray, expected: float
@@ -720,8 +762,82 @@ class Counter:
 
 
 HIDDEN_RISK = 0.015
-"""Chance, per cube touching another in a pile, that one more lies unseen beneath them: the
-most a reading of the pile's top (area and seams agreeing) can be trusted."""
+"""Chance, per cube touching another in a pile, that one more lies unseen beneath them."""
+
+
+def hidden_risk(n: int) -> float:
+    """Chance that a pile whose top reads as ``n`` cubes (area and seams or cores agreeing)
+    hides one more: the most such a reading can be trusted."""
+    return HIDDEN_RISK * (n - 1)
+
+
+BEAM_FLOOR = 0.7
+"""Blob confidence under which a reading asks for review even when the exit beam's total agrees."""
+
+
+def miscount_odds(blob: Blob) -> tuple[float, float, float]:
+    """Chances that a blob holds one cube fewer, exactly as many, or one more than it was read
+    as: a sliver or a pile may hide one more; any other doubt goes either way."""
+    if blob.n == 0:
+        return 0.0, blob.confidence, 1.0 - blob.confidence
+    rest = 1.0 - blob.confidence
+    return rest / 2, blob.confidence * (1.0 - blob.hidden), rest / 2 + blob.confidence * blob.hidden
+
+
+def beam_confidence(blobs: list[Blob]) -> tuple[float, list[float]]:
+    """Chance that every reading is right given that their total is right (the exit beam
+    agrees), and each blob's own chance on that condition.
+
+    Readings err independently by a cube either way (:func:`miscount_odds`); a right total
+    leaves only errors that cancel out.
+    """
+    if not blobs:
+        return 1.0, []
+    odds = [np.array(miscount_odds(b)) for b in blobs]
+    spread = np.ones(1)
+    for o in odds:
+        spread = np.convolve(spread, o)
+    right_total = float(spread[len(blobs)])  # the middle: errors summing to zero
+    all_right = float(np.prod([o[1] for o in odds]))
+    each = []
+    for i, o in enumerate(odds):
+        if o[1] >= REVIEW_BELOW:
+            each.append(float(o[1]))  # sure alone; the right total only confirms it
+            continue
+        # This blob right and the others summing to zero, over a right total.
+        others = np.ones(1)
+        for j, q in enumerate(odds):
+            if j != i:
+                others = np.convolve(others, q)
+        each.append(float(o[1] * others[len(blobs) - 1] / max(right_total, 1e-12)))
+    return all_right / max(right_total, 1e-12), each
+
+
+NECK_DEPTH = 0.3
+"""A cube's core: blob pixels farther than this many cube sides from the blob's edge. Cubes that
+touch by a corner or a short stretch of side (a neck) keep their cores apart."""
+NECK_CONFIDENCE = 0.985
+"""How sure a pile's reading is when its area and its separate cores give the same count."""
+
+
+def neck_count(sub: np.ndarray, side: float) -> int | None:
+    """Cubes in a blob whose cubes all touch only by necks: one core each (at least two);
+    else None.
+
+    A flat cube's core (the pixels deeper than :data:`NECK_DEPTH` sides inside the blob) is a
+    square about 0.4 sides wide; a cube on an edge shows one about twice that. A core larger
+    (cubes pressed flush, or a corner-up cube) or smaller (a cube mostly hidden) gives no
+    reading: area and seams must decide.
+    """
+    dist = cv2.distanceTransform(np.pad(sub, 1), cv2.DIST_L2, 3)
+    core = (dist > NECK_DEPTH * side).astype(np.uint8)
+    n, _, stats, _ = cv2.connectedComponentsWithStats(core, connectivity=8)
+    one = ((1.0 - 2 * NECK_DEPTH) * side) ** 2
+    areas = stats[1:, cv2.CC_STAT_AREA] / one
+    if n < 3 or areas.min() < 0.4 or areas.max() > 2.3:
+        return None  # one core says nothing of a cube lying partly under it
+    return n - 1
+
 
 SEAM_DEPTH = 0.1
 """Least depth of a seam (a line darker than the faces around it, where the bevels of two

@@ -19,8 +19,6 @@ TRAY = 0
 UNKNOWN = 255
 ALIGN_SIZE = 176
 """Long side, in pixels, of the thumbnails the tray alignment is computed on."""
-ECC_CRITERIA = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 15, 3e-4)
-"""When ECC stops refining the tray's motion."""
 
 
 def to_working(img: np.ndarray, size: tuple[int, int]) -> np.ndarray:
@@ -57,41 +55,87 @@ class Alignment:
         return float(np.hypot(self.warp[0, 2], self.warp[1, 2]))
 
 
-def align(
-    background: np.ndarray, frame: np.ndarray, template: tuple[np.ndarray, float] | None = None
-) -> Alignment:
-    """Find the rotation and shift that carry the empty tray onto the frame.
+class Aligner:
+    """Finds where the tray is in frames of one setup: rotation and shift, by Gauss-Newton.
 
-    ECC (on small blurred thumbnails) refines rotation and shift from no motion, and again from
-    the phase-correlation shift when that fails; cubes cover little of the tray, so its edges
-    dominate. ``score`` is ECC's correlation (0 when neither converged). ``template`` is the
-    background's :func:`thumbnail`, when the caller keeps it.
+    Inverse compositional: the empty tray's thumbnail, its gradients and the Hessian are
+    computed once, so a frame costs a few small warps and dot products. Like ECC it matches
+    zero-mean, unit-variance images (the exposure may change), and the score is their
+    correlation; cubes cover little of the tray, so its edges dominate.
     """
-    gb, f = template if template is not None else thumbnail(background)
-    gf, _ = thumbnail(frame)
-    criteria = ECC_CRITERIA
-    score, warp = 0.0, np.array([[1, 0, 0], [0, 1, 0]], np.float32)
-    for attempt in range(2):
-        if attempt == 0:
-            start = warp.copy()
-        else:
-            (dx, dy), _ = cv2.phaseCorrelate(gb, gf)
-            start = np.array([[1, 0, -dx], [0, 1, -dy]], np.float32)
-        try:
-            got, found = cv2.findTransformECC(
-                gb, gf, start, cv2.MOTION_EUCLIDEAN, criteria, None, 1
-            )
-        except cv2.error:
-            continue
-        if got > score:
-            score, warp = got, found
-        if score > 0.8:
-            break
-    # ECC found frame(W x) ~ background(x); warpAffine's default mapping then carries the
-    # background onto the frame. Thumbnail to working scale: translation / f, rotation unchanged.
-    full = warp.astype(np.float64)
-    full[:, 2] /= f
-    return Alignment(full.astype(np.float32), float(score))
+
+    MARGIN = 6
+    """Thumbnail pixels left out at each side (they may come from beyond the frame)."""
+    ITERATIONS = 20
+    TOLERANCE = 0.05
+    """Largest move (thumbnail pixels) of a step that ends the refinement."""
+
+    def __init__(self, background: np.ndarray) -> None:
+        self.template, self.f = thumbnail(background)
+        h, w = self.template.shape
+        m = self.MARGIN
+        self.inner = (slice(m, h - m), slice(m, w - m))
+        gx = cv2.Sobel(self.template, cv2.CV_32F, 1, 0, ksize=3, scale=1 / 8)[self.inner]
+        gy = cv2.Sobel(self.template, cv2.CV_32F, 0, 1, ksize=3, scale=1 / 8)[self.inner]
+        cx, cy = (w - 1) / 2, (h - 1) / 2
+        yy, xx = np.mgrid[m : h - m, m : w - m].astype(np.float32)
+        u, v = (xx - cx).ravel(), (yy - cy).ravel()
+        inner = self.template[self.inner].ravel().astype(np.float64)
+        std = float(inner.std()) or 1.0
+        self.t_norm = ((inner - inner.mean()) / std).astype(np.float32)
+        gx, gy = gx.ravel() / std, gy.ravel() / std
+        self.sd = np.stack([gx * -v + gy * u, gx, gy]).astype(np.float32)
+        hess = self.sd.astype(np.float64) @ self.sd.T.astype(np.float64)
+        self.hess_inv = np.linalg.inv(hess + np.eye(3) * 1e-6 * np.trace(hess))
+        self.to_c = np.array([[1, 0, -cx], [0, 1, -cy], [0, 0, 1]], np.float64)
+        self.from_c = np.linalg.inv(self.to_c)
+        self.radius = max(w, h) / 2
+
+    def refine(self, thumb: np.ndarray, start: np.ndarray) -> tuple[float, np.ndarray]:
+        """(correlation, warp) from ``start``; the warp W has frame(W x) ~ empty tray(x)."""
+        h, w = self.template.shape
+        warp = np.vstack([start.astype(np.float64), [0, 0, 1]])
+        flags = cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP
+        score = 0.0
+        for _ in range(self.ITERATIONS):
+            seen = cv2.warpAffine(thumb, warp[:2].astype(np.float32), (w, h), flags=flags,
+                                  borderMode=cv2.BORDER_REPLICATE)[self.inner].ravel()
+            std = float(seen.std())
+            if std <= 1e-6:
+                return 0.0, start
+            err = (seen - float(seen.mean())) * (1.0 / std) - self.t_norm
+            score = 1.0 - float(err @ err) / (2 * err.size)
+            th, tx, ty = (float(v) for v in self.hess_inv @ (self.sd @ err).astype(np.float64))
+            c, s = math.cos(th), math.sin(th)
+            step = np.array([[c, -s, tx], [s, c, ty], [0, 0, 1]])
+            warp = warp @ self.from_c @ np.linalg.inv(step) @ self.to_c
+            if abs(th) * self.radius + abs(tx) + abs(ty) < self.TOLERANCE:
+                break
+        return score, warp[:2]
+
+    def align(self, frame: np.ndarray) -> Alignment:
+        """Where the tray is in a working-scale frame.
+
+        Refined from no motion, and again from the phase-correlation shift when that scores
+        poorly (the tray moved further than the refinement reaches).
+        """
+        thumb, _ = thumbnail(frame)
+        score, warp = self.refine(thumb, np.eye(2, 3))
+        if score < 0.8:
+            (dx, dy), _ = cv2.phaseCorrelate(self.template, thumb)
+            got, found = self.refine(thumb, np.array([[1, 0, dx], [0, 1, dy]], np.float64))
+            if got > score:
+                score, warp = got, found
+        # Thumbnail to working scale: translation / f, rotation unchanged. warpAffine's default
+        # mapping then carries the empty tray onto the frame.
+        full = np.array(warp, np.float64)
+        full[:, 2] /= self.f
+        return Alignment(full.astype(np.float32), max(0.0, score))
+
+
+def align(background: np.ndarray, frame: np.ndarray) -> Alignment:
+    """Find the rotation and shift that carry the empty tray onto the frame (one-off use)."""
+    return Aligner(background).align(frame)
 
 
 def warp_image(
@@ -396,7 +440,8 @@ class SparseLabeller:
         )
 
     def candidates(self, work: np.ndarray, alignment: Alignment) -> tuple[np.ndarray, float]:
-        """Flat indices of the working pixels that may not be tray, and the exposure gain."""
+        """Flat indices (unsorted) of the working pixels that may not be tray, and the exposure
+        gain."""
         m = alignment.warp.astype(np.float64)
         # Same motion at half scale, where x_h = (x + 0.5) / 2 - 0.5.
         m_h = m.copy()
@@ -416,9 +461,9 @@ class SparseLabeller:
         ys, xs = np.nonzero(out)
         if ys.size == 0:
             return np.zeros(0, np.intp), gain
-        yy = np.concatenate([2 * ys, 2 * ys, 2 * ys + 1, 2 * ys + 1])
-        xx = np.concatenate([2 * xs, 2 * xs + 1, 2 * xs, 2 * xs + 1])
-        return np.sort(yy * self.w + xx), gain
+        # Each coarse pixel stands for the 2 x 2 working pixels under it (in no useful order).
+        top = 2 * ys * self.w + 2 * xs
+        return np.concatenate([top, top + 1, top + self.w, top + self.w + 1]), gain
 
     def labels(
         self,
@@ -450,9 +495,9 @@ class SparseLabeller:
         xs = x[keep]
         box = (
             int(xs.min()),
-            int(cand[0] // self.w),
+            int(cand.min() // self.w),
             int(xs.max()) + 1,
-            int(cand[-1] // self.w) + 1,
+            int(cand.max() // self.w) + 1,
         )
         px = work.reshape(-1, 3)[cand]
         f_lab = cv2.cvtColor(px.reshape(-1, 1, 3), cv2.COLOR_BGR2LAB).reshape(-1, 3)

@@ -52,6 +52,9 @@ class ColourModel:
     seam_depth: float = 0.0
     """Darkening (share of face lightness) that marks a seam between touching cubes: above what
     a lone cube's grain and noise reach at calibration (0: seams are not used)."""
+    perspective: float = 1.0
+    """How much of the shared area map this colour follows: a black cube's side faces, seen off
+    axis, are as dark as a shadow and read as tray, so its area grows less toward the edges."""
 
 
 @dataclass(frozen=True)
@@ -137,9 +140,11 @@ def _numbers(value: Any, key: str, n: int | None = None) -> tuple[float, ...]:
     return tuple(out)
 
 
-def _optional_number(data: dict[str, Any], key: str, name: str) -> float:
-    """A field added after version 1 was fixed: absent means not measured (0)."""
-    value = data.get(key, 0.0)
+def _optional_number(
+    data: dict[str, Any], key: str, name: str, default: float = 0.0
+) -> float:
+    """A field added after version 1 was fixed: absent means its default (0: not measured)."""
+    value = data.get(key, default)
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
         raise ValueError(f"colour '{name}': '{key}' must be a number")
     if value < 0:
@@ -175,6 +180,7 @@ def _colour_from_json(data: Any) -> ColourModel:
         core_frac=_optional_number(data, "core_frac", name),
         face_grey=_optional_number(data, "face_grey", name),
         seam_depth=_optional_number(data, "seam_depth", name),
+        perspective=_optional_number(data, "perspective", name, 1.0),
     )
 
 

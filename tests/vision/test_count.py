@@ -10,6 +10,7 @@ import pytest
 
 from vision import COLOURS, VisionError
 from vision import render as rd
+from vision.count import Blob, beam_confidence
 
 from .conftest import drop, rendered_counter
 
@@ -125,3 +126,34 @@ def test_unknown_patch_touching_a_colour_speck_still_asks(ring: tuple) -> None:
     res = counter.count(img)
     assert res.needs_review
     assert any("unknown" in r for r in res.reasons)
+
+
+def _blob(n: int, confidence: float, hidden: float = 0.0) -> Blob:
+    return Blob("red", n, confidence, float(n), "", (0, 0, 1, 1), hidden)
+
+
+def test_a_total_the_beam_confirms_settles_one_doubt_but_not_two() -> None:
+    sure = [_blob(1, 0.999)] * 10
+    one, each = beam_confidence([*sure, _blob(3, 0.8)])
+    assert one > 0.99 and each[-1] > 0.99  # its alternatives would change the total
+    # Two doubts may be wrong both ways at once: 0.6 x 0.6 against 2 x 0.2 x 0.2 more.
+    two, each = beam_confidence([*sure, _blob(3, 0.6), _blob(2, 0.6)])
+    assert 0.75 < two < 0.9 and max(each[-2:]) < 0.9
+    # A pile that may hide a cube, and a sliver that may be one: a right total clears both.
+    assert beam_confidence([*sure, _blob(5, 0.99, hidden=0.06)])[0] > 0.99
+    assert beam_confidence([*sure, _blob(0, 0.6)])[0] > 0.99
+    assert beam_confidence([]) == (1.0, [])
+
+
+def test_a_very_doubtful_pile_asks_even_when_the_beam_agrees(ring: tuple) -> None:
+    """Errors that cancel (a pile read one too many, a cube wholly hidden elsewhere) are rare,
+    not impossible: a reading far from sure still asks."""
+    _, _, counter = ring
+    for seed in range(40, 80):
+        img, truth = drop(rd.condition("ring", (640, 480)), seed, {"blue": 9, "red": 3},
+                          "cluster", tilted=0.3)
+        res = counter.count(img, expected_total=sum(truth.counts.values()))
+        if any(min(b.confidence, 1 - b.hidden) < 0.7 for b in res.blobs):
+            assert res.needs_review
+            return
+    pytest.fail("no drop with a very doubtful pile")

@@ -55,6 +55,20 @@ def test_alignment_recovers_a_known_shift(ring: tuple) -> None:
     assert al.score > 0.9
 
 
+def test_alignment_recovers_a_rotation_and_shift(ring: tuple) -> None:
+    """A tray turned 2 degrees and moved: every corner lands within a pixel."""
+    _, _, counter = ring
+    bg = counter.background
+    h, w = bg.shape[:2]
+    true = cv2.getRotationMatrix2D((w / 2, h / 2), 2.0, 1.0)
+    true[:, 2] += (-5.0, 2.5)
+    moved = cv2.warpAffine(bg, true, (w, h), borderMode=cv2.BORDER_REPLICATE)
+    al = counter.aligner.align(moved)
+    corners = np.array([[0, 0, 1], [w, 0, 1], [0, h, 1], [w, h, 1]], np.float64).T
+    assert np.abs(al.warp.astype(np.float64) @ corners - true @ corners).max() < 1.0
+    assert al.score > 0.9
+
+
 def test_majority_vote_removes_speckle_and_keeps_blocks() -> None:
     labels = np.zeros((40, 40), np.uint8)
     labels[10:30, 10:30] = 2
@@ -72,7 +86,7 @@ def test_sparse_labeller_matches_the_full_rule(ring: tuple) -> None:
             setup, 950 + seed, {"green": 5, "black": 4, "white": 4}, "cluster", 0.3, shift_mm=3.0
         )
         work = pixels.to_working(img, counter.size)
-        al = pixels.align(counter.background, work, counter.template)
+        al = counter.aligner.align(work)
         bg = pixels.warp_image(counter.bg_lab, al)
         roi = pixels.warp_image(counter.roi, al, cv2.BORDER_CONSTANT)
         lab = cv2.cvtColor(work, cv2.COLOR_BGR2LAB)
