@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import cv2
@@ -373,6 +373,16 @@ class Counter:
             doubts.append("several readings each a little uncertain")
         if expected_total is not None and total != expected_total:
             forced.append(f"counted {total} cubes but {expected_total} were expected")
+            fix = beam_fix(blobs, expected_total - total)
+            if fix is not None:
+                # Still asked about, but with the likeliest reading that the beam allows.
+                for i, e in enumerate(fix):
+                    if e:
+                        b = blobs[i]
+                        why = f"{b.reason}; read as {b.n + e} for the beam's total"
+                        blobs[i] = replace(b, n=b.n + e, reason=why)
+                        counts[b.colour] += e
+                forced.append("the likeliest reading with the beam's total is shown")
         if forced:
             confidence = min(confidence, REVIEW_BELOW - 0.05)
         ms = (time.perf_counter() - start) * 1000.0
@@ -763,6 +773,52 @@ class Counter:
 
 HIDDEN_RISK = 0.015
 """Chance, per cube touching another in a pile, that one more lies unseen beneath them."""
+
+
+BEAM_FIX_MAX = 2
+"""Largest difference from the beam's total that the counter tries to explain blob by blob."""
+
+
+def beam_fix(blobs: list[Blob], shortfall: int) -> list[int] | None:
+    """The likeliest change (-1, 0 or +1 cube) of each blob that makes the total ``shortfall``
+    more, by :func:`miscount_odds`; None when a cube no blob shows (wholly hidden, of unknown
+    colour) explains it as well, or the difference is too large to explain."""
+    if not 0 < abs(shortfall) <= BEAM_FIX_MAX or not blobs:
+        return None
+    touching = sum(b.n for b in blobs if b.n >= 2)
+    unseen = max(HIDDEN_RISK, HIDDEN_RISK * touching)
+    # Max-product over blobs, the state being the change so far (offset by BEAM_FIX_MAX).
+    width = 2 * BEAM_FIX_MAX + 1
+    best = np.full(width, -np.inf)
+    best[BEAM_FIX_MAX] = 0.0
+    steps: list[np.ndarray] = []
+    for blob in blobs:
+        logs = np.log(np.maximum(miscount_odds(blob), 1e-300))
+        nxt, pick = np.full(width, -np.inf), np.zeros(width, np.int8)
+        for e in (-1, 0, 1):
+            moved = np.full(width, -np.inf)
+            if e < 0:
+                moved[:-1] = best[1:]
+            elif e > 0:
+                moved[1:] = best[:-1]
+            else:
+                moved = best.copy()
+            better = moved + logs[e + 1] > nxt
+            nxt[better], pick[better] = moved[better] + logs[e + 1], e
+        best = nxt
+        steps.append(pick)
+    target = BEAM_FIX_MAX + shortfall
+    if not np.isfinite(best[target]):
+        return None
+    if shortfall > 0 and best[target - 1] + math.log(unseen) >= best[target] + math.log(
+            1.0 - unseen):
+        return None  # a cube nobody sees is as likely as any blob's miscount
+    changes, state = [], target
+    for pick in reversed(steps):
+        e = int(pick[state])
+        changes.append(e)
+        state -= e
+    return changes[::-1]
 
 
 def hidden_risk(n: int) -> float:

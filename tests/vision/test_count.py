@@ -10,7 +10,7 @@ import pytest
 
 from vision import COLOURS, VisionError
 from vision import render as rd
-from vision.count import Blob, beam_confidence
+from vision.count import Blob, beam_confidence, beam_fix
 
 from .conftest import drop, rendered_counter
 
@@ -157,3 +157,22 @@ def test_a_very_doubtful_pile_asks_even_when_the_beam_agrees(ring: tuple) -> Non
             assert res.needs_review
             return
     pytest.fail("no drop with a very doubtful pile")
+
+
+def test_a_total_short_of_the_beam_is_mended_where_a_reading_was_doubtful() -> None:
+    sure = [_blob(1, 0.999)] * 5
+    assert beam_fix([*sure, _blob(2, 0.6)], 1) == [0] * 5 + [1]  # the doubtful pile
+    assert beam_fix([*sure, _blob(0, 0.6)], 1) == [0] * 5 + [1]  # the sliver is a cube
+    assert beam_fix([*sure, _blob(3, 0.6)], -1) == [0] * 5 + [-1]
+    # Nothing doubtful: a cube no blob shows is likelier, and its colour is unknown.
+    assert beam_fix(sure, 1) is None
+    assert beam_fix([*sure, _blob(3, 0.6)], 3) is None  # too far off to explain
+
+
+def test_a_mended_count_still_asks(ring: tuple) -> None:
+    """A drop whose total the beam says is one more: whatever is shown, a person confirms."""
+    setup, _, counter = ring
+    img, truth = drop(setup, 7, {"red": 4, "green": 3}, "cluster", tilted=0.3)
+    res = counter.count(img, expected_total=sum(truth.counts.values()) + 1)
+    assert res.needs_review
+    assert any("expected" in r for r in res.reasons)

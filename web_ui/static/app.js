@@ -101,11 +101,15 @@ const Companion = (() => {
     if (form) {
       const setups = [...form.querySelectorAll("fieldset[data-game]")];
       const active = () => setups.find((f) => f.dataset.game === form.game.value);
-      form.game.addEventListener("change", () => setups.forEach((f) => {
+      // Shown at once too: the game may have been chosen (or restored by the browser) before
+      // this script ran.
+      const showActive = () => setups.forEach((f) => {
         const shown = f === active();
         f.hidden = !shown;
         f.disabled = !shown;
-      }));
+      });
+      form.game.addEventListener("change", showActive);
+      showActive();
       form.addEventListener("submit", async (event) => {
         event.preventDefault();
         const error = document.getElementById("new-session-error");
