@@ -440,7 +440,7 @@ class SparseLabeller:
         )
 
     def candidates(self, work: np.ndarray, alignment: Alignment) -> tuple[np.ndarray, float]:
-        """Flat indices (unsorted) of the working pixels that may not be tray, and the exposure
+        """Flat indices (sorted) of the working pixels that may not be tray, and the exposure
         gain."""
         m = alignment.warp.astype(np.float64)
         # Same motion at half scale, where x_h = (x + 0.5) / 2 - 0.5.
@@ -461,9 +461,10 @@ class SparseLabeller:
         ys, xs = np.nonzero(out)
         if ys.size == 0:
             return np.zeros(0, np.intp), gain
-        # Each coarse pixel stands for the 2 x 2 working pixels under it (in no useful order).
+        # Each coarse pixel stands for the 2 x 2 working pixels under it; sorted, the pixels are
+        # then read in memory order.
         top = 2 * ys * self.w + 2 * xs
-        return np.concatenate([top, top + 1, top + self.w, top + self.w + 1]), gain
+        return np.sort(np.concatenate([top, top + 1, top + self.w, top + self.w + 1])), gain
 
     def labels(
         self,
