@@ -1,7 +1,7 @@
 """Cube counter accuracy and speed, on folders in the samples' layout and on rendered setups.
 
     python -m tests.bench.bench_vision [DATA_DIR ...] [--rendered N] [--size WxH] [--seed S]
-                                       [--only NAMES] [--repeat R] [--beam]
+                                       [--only NAMES] [--repeat R] [--beam] [--blobs]
 
 DATA_DIR holds ``calib/`` and ``tests/NNN.jpg`` + ``NNN.json``. With ``--rendered N`` it also
 renders every named condition of :mod:`vision.render` (calibration set, then N drops with the tray
@@ -11,17 +11,22 @@ time and peak memory. Never asserts on timing. ``--repeat R`` counts each image 
 keeps the fastest (same result each time): on a shared, busy machine that is the honest estimate
 of the time one count takes. ``--beam`` gives the counter each drop's true total, as the tower's
 exit beam does in the product: a cube hidden under others then shows as a total one short.
+``--blobs`` tabulates each kind of blob reading (its reason) as right or wrong, sure or asking,
+against the truth cubes whose centres the blob's box holds: which cues to trust, and which not.
 """
 
 from __future__ import annotations
 
 import argparse
+import collections
 import json
+import re
 import resource
 import statistics
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -99,16 +104,47 @@ BEAM = False
 """Pass the true total as the exit beam's count (see ``--beam``)."""
 
 
+READINGS: collections.Counter[tuple[str, bool, bool]] = collections.Counter()
+"""Blob readings by kind, right or not, sure or not (see ``--blobs``)."""
+
+
 def _count(
-    counter: Counter, img: np.ndarray, total: int
+    counter: Counter, img: np.ndarray, truth: dict[str, int], cubes: list[dict]
 ) -> tuple[dict[str, int], bool, float]:
-    """Count one image ``REPEAT`` times: its counts, review flag and fastest time."""
-    expected = total if BEAM else None
+    """Count one image ``REPEAT`` times: its counts, review flag and fastest time; tally how
+    each blob was read against the truth cubes whose centres it holds."""
+    expected = sum(truth.values()) if BEAM else None
     res = counter.count(img, expected_total=expected)
     ms = res.ms
     for _ in range(REPEAT - 1):
         ms = min(ms, counter.count(img, expected_total=expected).ms)
+    _tally_blobs(res, cubes, counter.profile.scale)
     return res.counts, res.needs_review, ms
+
+
+def _tally_blobs(res: Any, cubes: list[dict], scale: float) -> None:
+    """Give each truth cube to the smallest same-coloured blob box around its centre."""
+    held = collections.Counter()
+    for cube in cubes:
+        x, y = cube["center_px"][0] * scale, cube["center_px"][1] * scale
+        inside = [i for i, b in enumerate(res.blobs) if b.colour == cube["color"]
+                  and b.box[0] - 2 <= x <= b.box[0] + b.box[2] + 2
+                  and b.box[1] - 2 <= y <= b.box[1] + b.box[3] + 2]
+        if inside:
+            held[min(inside, key=lambda i: res.blobs[i].box[2] * res.blobs[i].box[3])] += 1
+    for i, blob in enumerate(res.blobs):
+        kind = re.sub(r"\d+", "N", blob.reason.split(";")[0].split(", but")[0])
+        sure = min(blob.confidence, 1.0 - blob.hidden) >= 0.9
+        READINGS[(kind, blob.n == held[i], sure)] += 1
+
+
+def _print_readings() -> None:
+    kinds = sorted({k for k, _, _ in READINGS}, key=lambda k: -sum(
+        v for (k2, _, _), v in READINGS.items() if k2 == k))
+    print(f"{'blob reading':<62} right: sure  asks   wrong: sure  asks")
+    for k in kinds:
+        print(f"{k[:62]:<62} {READINGS[(k, True, True)]:>11} {READINGS[(k, True, False)]:>5} "
+              f"{READINGS[(k, False, True)]:>12} {READINGS[(k, False, False)]:>5}")
 
 
 def evaluate_folder(folder: Path) -> Stats:
@@ -122,8 +158,9 @@ def evaluate_folder(folder: Path) -> Stats:
         (folder / "tests").glob("*.png")
     ):
         meta = json.loads(img_path.with_suffix(".json").read_text())
-        total = sum(meta["counts"].values())
-        counts, review, ms = _count(counter, cv2.imread(str(img_path)), total)
+        counts, review, ms = _count(
+            counter, cv2.imread(str(img_path)), meta["counts"], meta.get("cubes", [])
+        )
         stats.add(img_path.name, meta["counts"], counts, review, ms, bool(meta.get("hard")))
     return stats
 
@@ -149,7 +186,7 @@ def evaluate_condition(name: str, drops: int, size: tuple[int, int] | None, seed
         tilted, stacked = (0.0, 0.0) if style == "scatter" else (0.15, 0.04)
         cubes = rd.random_drop(setup, rng, counts, style, tilted=tilted, stacked=stacked)
         img, truth = rd.render(rd.drop_setup(setup, rng), cubes, seed=seed * 100_000 + salt + k)
-        counts, review, ms = _count(counter, img, sum(truth.counts.values()))
+        counts, review, ms = _count(counter, img, truth.counts, list(truth.cubes))
         label = f"{name}#{k} ({style}, {total}{', hard' if truth.hard else ''})"
         stats.add(label, truth.counts, counts, review, ms, truth.hard)
     return stats
@@ -169,6 +206,9 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--repeat", type=int, default=1, help="count each image R times, keep fastest")
     ap.add_argument(
         "--beam", action="store_true", help="give the counter the true total, as the exit beam does"
+    )
+    ap.add_argument(
+        "--blobs", action="store_true", help="also tabulate blob readings against the truth"
     )
     args = ap.parse_args(argv)
     global REPEAT, BEAM
@@ -207,6 +247,8 @@ def main(argv: list[str] | None = None) -> None:
     print(
         f"peak memory (max RSS): {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB"
     )
+    if args.blobs:
+        _print_readings()
     for s in all_stats:
         for f in s.failures:
             print("  wrong:", f)
