@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import copy
 import json
-import random
 from typing import Any
 
 import pytest
@@ -15,6 +14,7 @@ from companion.engine import Command, Viewer, sees
 from companion.games.ava import GAME as AVA
 from companion.games.cpx.secrecy import HIDDEN, HIDDEN_PLACE
 from companion.games.cpx.state import COLLECTION, HAND_CHOICE, State
+from tests.support.selfplay import transitions
 
 from .helpers import GAME, SHIPPED, open_bb, pass_all, scenario
 
@@ -196,22 +196,7 @@ def test_moves_that_play_cards_are_public_cpx_46() -> None:
 
 def selfplay(seed: int, limit: int = 400) -> list[tuple[State, Command, State, list[Any]]]:
     setup = SHIPPED.selfplay_setup(["commander", "random", "commander"], seed=seed)
-    policies = {k: v() for k, v in SHIPPED.policies().items()}
-    rng = random.Random(seed)
-    state = SHIPPED.initial_state(setup)
-    out = []
-    for _ in range(limit):
-        if SHIPPED.outcome(state) is not None:
-            break
-        command = SHIPPED.simulate_chance(state, rng)
-        if command is None:
-            seat = SHIPPED.to_act(state)[0]
-            legal = [c for c in SHIPPED.legal_commands(state) if c.seat == seat]
-            command = policies[setup.seats[seat].ai].choose(state, legal, rng)
-        new, events = SHIPPED.apply(state, command)
-        out.append((state, command, new, events))
-        state = new
-    return out
+    return list(transitions(SHIPPED, setup, seed, limit))
 
 
 @pytest.mark.parametrize("seed", [1, 2])

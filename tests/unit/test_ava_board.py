@@ -3,7 +3,6 @@ instructions, in all three languages, over a whole self-played game."""
 
 from __future__ import annotations
 
-import random
 import re
 from dataclasses import replace
 from typing import Any
@@ -16,6 +15,7 @@ from companion.games import GameRegistry
 from companion.games.ava import GAME as AVA
 from companion.session import SessionService
 from companion.store import Store
+from tests.support.selfplay import transitions
 from web_ui import boards, create_app
 from web_ui.auth import TablePins
 from web_ui.boards import ava
@@ -27,19 +27,7 @@ CJK = re.compile(r"[\u4e00-\u9fff]")
 def states() -> list[tuple[Any, Command]]:
     """(state, the command an AI chose in it) along a game of Battleship against Plane."""
     setup = AVA.selfplay_setup(["battleship", "plane"], seed=5)
-    policies = {k: v() for k, v in AVA.policies().items()}
-    rng = random.Random(5)
-    state, out = AVA.initial_state(setup), []
-    while not AVA.is_over(state) and len(out) < 400:
-        command = AVA.simulate_chance(state, rng)
-        if command is None:
-            seat = AVA.to_act(state)[0]
-            ai = setup.seats[seat].ai or "tank"
-            legal = [c for c in AVA.legal_commands(state) if c.seat == seat]
-            command = policies[ai].choose(state, legal, rng)
-        out.append((state, command))
-        state, _ = AVA.apply(state, command)
-    return out
+    return [(state, command) for state, command, _, _ in transitions(AVA, setup, 5, 400)]
 
 
 @pytest.fixture

@@ -3,7 +3,6 @@ state of a self-played game, in the three languages, and the board template rend
 
 from __future__ import annotations
 
-import random
 import re
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -15,6 +14,7 @@ from companion.engine import Command
 from companion.games.cpx import GAME as CPX
 from companion.session import SessionService
 from companion.store import Store
+from tests.support.selfplay import transitions
 from web_ui import boards, create_app
 from web_ui.auth import TablePins
 from web_ui.boards import cpx
@@ -23,21 +23,7 @@ from web_ui.boards import cpx
 def selfplay_states(seed: int = 3, limit: int = 700) -> list[tuple[Any, Command]]:
     """(state, the command applied to it) along a self-played game, chance from the model."""
     setup = CPX.selfplay_setup(["commander", "commander", "random"], seed=seed)
-    policies = {k: v() for k, v in CPX.policies().items()}
-    rng = random.Random(seed)
-    state = CPX.initial_state(setup)
-    out = []
-    for _ in range(limit):
-        if CPX.outcome(state) is not None:
-            break
-        command = CPX.simulate_chance(state, rng)
-        if command is None:
-            seat = CPX.to_act(state)[0]
-            legal = [c for c in CPX.legal_commands(state) if c.seat == seat]
-            command = policies[setup.seats[seat].ai].choose(state, legal, rng)
-        out.append((state, command))
-        state, _ = CPX.apply(state, command)
-    return out
+    return [(state, command) for state, command, _, _ in transitions(CPX, setup, seed, limit)]
 
 
 @pytest.fixture(scope="module")
