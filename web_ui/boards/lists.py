@@ -8,7 +8,7 @@ remembered for the request's latest state.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from flask import g, has_app_context
@@ -29,27 +29,29 @@ def _known(game: Game, state: Any) -> dict[str, Any]:
     return known
 
 
-def legal_commands(game: Game, state: Any,
-                   given: Sequence[Command] | None = None) -> list[Command]:
-    """``game.legal_commands(state)``: ``given`` when the caller has it, else computed at most
-    once per request and state."""
+def _once(game: Game, state: Any, key: str, given: Sequence[Any] | None,
+          compute: Callable[[Any], Sequence[Any]]) -> list[Any]:
+    """``given`` when the caller has it, else ``compute(state)`` at most once per request and
+    state; remembered under ``key`` either way."""
     known = _known(game, state)
     if given is not None:
-        known["legal"] = list(given)
-    elif "legal" not in known:
-        known["legal"] = list(game.legal_commands(state))
-    return known["legal"]
+        known[key] = list(given)
+    elif key not in known:
+        known[key] = list(compute(state))
+    result: list[Any] = known[key]
+    return result
+
+
+def legal_commands(game: Game, state: Any,
+                   given: Sequence[Command] | None = None) -> list[Command]:
+    """``game.legal_commands(state)``, computed once per request and state."""
+    return _once(game, state, "legal", given, game.legal_commands)
 
 
 def count_forms(game: Game, state: Any,
                 given: Sequence[CountForm] | None = None) -> list[CountForm]:
-    """``game.count_forms(state)``, like :func:`legal_commands`."""
-    known = _known(game, state)
-    if given is not None:
-        known["forms"] = list(given)
-    elif "forms" not in known:
-        known["forms"] = list(game.count_forms(state))
-    return known["forms"]
+    """``game.count_forms(state)``, computed once per request and state."""
+    return _once(game, state, "forms", given, game.count_forms)
 
 
 def both(game: Game, state: Any) -> tuple[list[Command], list[CountForm]]:
