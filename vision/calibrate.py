@@ -237,14 +237,16 @@ cubes near the centre says little about the edges."""
 
 def _perspective(
     poly: np.ndarray, items: list[tuple[float, float, float, int]], size: tuple[int, int]
-) -> float:
-    """How much of the shared area map one colour's cubes follow (least squares, shrunk to 1)."""
+) -> tuple[float, float]:
+    """How much of the shared area map one colour's cubes follow (least squares, shrunk to 1),
+    and the colour's one-cube area with that share."""
     d = np.array([max(0.5, float(poly @ basis_at(x, y, size))) - 1.0 for _, x, y, _ in items])
     per_cube = np.array([a / n for a, _, _, n in items])
     unit = float(np.median(per_cube / (1.0 + d)))
     y = per_cube / unit - 1.0
-    k = (float(d @ y) + PERSPECTIVE_PRIOR) / (float(d @ d) + PERSPECTIVE_PRIOR)
-    return float(np.clip(k, 0.0, 1.5))
+    k = float(np.clip((float(d @ y) + PERSPECTIVE_PRIOR) / (float(d @ d) + PERSPECTIVE_PRIOR),
+                      0.0, 1.5))
+    return k, float(np.median(per_cube / (1.0 + k * d)))
 
 
 def _robust_gaussian(lab: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -476,12 +478,10 @@ class _Calibration:
             grid = np.tensordot(poly, area_basis(size)[:, ::4, ::4], 1)
             inside = pixels.roi_mask(profile.roi, size)[::4, ::4] > 0
             poly = poly / float(np.median(grid[inside]))
-        follow = {c: _perspective(poly, items, size) for c, items in per.items() if items}
-        for colour, k in follow.items():
-            g = [1.0 + k * (max(0.5, float(poly @ basis_at(x, y, size))) - 1.0)
-                 for _, x, y, _ in per[colour]]
-            unit_area[colour] = float(np.median([a / n / gi for (a, _, _, n), gi in
-                                                 zip(per[colour], g, strict=True)]))
+        follow = {}
+        for colour, items in per.items():
+            if items:
+                follow[colour], unit_area[colour] = _perspective(poly, items, size)
         models = []
         fallback = float(np.median(list(unit_area.values()))) if unit_area else TARGET_SIDE**2
         for m in profile.colours:
