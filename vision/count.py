@@ -684,8 +684,8 @@ class Counter:
             if (m == 1 and not 0.6 <= q <= 1.35) or (m > 1 and abs(q - m) > 0.3):
                 return None
             light = total / size / max(1.0, face)
-            if not 0.85 <= light <= 1.18:
-                return None
+            if not 0.85 <= light <= 1.18 and q < WHOLE_TOP:
+                return None  # a face turned from the light: part of a tilted cube
             conf *= 0.995 if abs(q - m) <= 0.2 * math.sqrt(m) else 0.97
             n += m
             kept += size
@@ -901,6 +901,16 @@ touching cubes meet), as a share of the faces' lightness; calibration raises it 
 wood grain and noise of a lone cube's face reach."""
 
 
+WHOLE_TOP = 0.82
+"""A seam-cut piece this large (in lone-cube cores) is one cube's whole top even when lit
+unlike a flat one: a cube tilted far enough to show a second face as large as a cube's top (0.6)
+shows no face this large."""
+
+
+NECK_OPEN = 0.3
+"""Width (in cube sides) below which a bridge between seam-cut pieces is broken."""
+
+
 SEAM_BLUR = 1.0
 """Smoothing (working pixels) before seams are looked for: wood grain is finer than a seam."""
 
@@ -930,5 +940,9 @@ def seam_pieces(
     hat = seam_hat(sub, gray, side)
     core = ((hat < depth) & (sub > 0)).astype(np.uint8)
     core = cv2.erode(core, np.ones((3, 3), np.uint8))
+    # Seams fade where three cubes meet: the pieces of neighbours stay joined by thin bridges
+    # there, which an opening a third of a side wide breaks (a face is twice as wide).
+    k = max(3, round(NECK_OPEN * side) | 1)
+    core = cv2.morphologyEx(core, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
     n, lab = cv2.connectedComponents(core, connectivity=4)
     return lab, n - 1

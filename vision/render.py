@@ -60,11 +60,13 @@ class Setup:
     floor_texture: str = "plain"
     wall_rgb: tuple[float, float, float] = (0.42, 0.42, 0.43)
     table_rgb: tuple[float, float, float] = (0.2, 0.2, 0.21)
+    # Ambient plus the lights on a flat top add up to about 1, so paint shows as its own colour
+    # (a white cube near 230 of 255, not clipped; a black one near 25), as in the sample photos.
     lights: tuple[Light, ...] = (
-        Light(30, 62, 0.3, shadow=0.5),
-        Light(120, 62, 0.3, shadow=0.5),
-        Light(210, 62, 0.3, shadow=0.5),
-        Light(300, 62, 0.3, shadow=0.5),
+        Light(30, 62, 0.16, shadow=0.5),
+        Light(120, 62, 0.16, shadow=0.5),
+        Light(210, 62, 0.16, shadow=0.5),
+        Light(300, 62, 0.16, shadow=0.5),
     )
     ambient: float = 0.45
     exposure: float = 1.0
@@ -239,18 +241,25 @@ def _light_dirs(setup: Setup) -> list[np.ndarray]:
     return out
 
 
+SHININESS = 12.0
+"""Phong exponent of cube paint and tray plastic: a broad satin sheen."""
+
+
 def _shade(
     setup: Setup, normal: np.ndarray, view: np.ndarray, albedo: np.ndarray, spec_scale: float = 1.0
 ) -> np.ndarray:
-    """Linear RGB radiance of a flat face: ambient + diffuse + a little specular."""
+    """Linear RGB radiance of a flat face: ambient + diffuse + a little specular.
+
+    The specular lobe is Phong's (the mirrored light against the view): a satin face glints only
+    when turned to mirror a light into the lens, as painted wood does.
+    """
     out = albedo * setup.ambient
     for light, ldir in zip(setup.lights, _light_dirs(setup), strict=True):
         col = np.asarray(light.colour, np.float32) * light.intensity
-        diff = max(0.0, float(normal @ ldir))
-        half = ldir + view
-        half /= np.linalg.norm(half)
-        spec = light.spec * spec_scale * max(0.0, float(normal @ half)) ** 14
-        out = out + col * (albedo * diff + spec)
+        diff = float(normal @ ldir)
+        mirror = 2.0 * diff * normal - ldir
+        spec = light.spec * spec_scale * max(0.0, float(mirror @ view)) ** SHININESS
+        out = out + col * (albedo * max(0.0, diff) + spec * (diff > 0))
     return out
 
 
@@ -761,7 +770,7 @@ def calibration_set(
 CONDITIONS: dict[str, dict[str, Any]] = {
     "ring": {},
     "tilt12": {"tilt_deg": 12.0, "tilt_azim_deg": 35.0},
-    "light-tray": {"floor_rgb": (0.8, 0.78, 0.74), "wall_rgb": (0.7, 0.7, 0.68)},
+    "light-tray": {"floor_rgb": (0.88, 0.87, 0.84), "wall_rgb": (0.8, 0.8, 0.78)},
     "dark-tray": {
         "floor_rgb": (0.13, 0.13, 0.14),
         "wall_rgb": (0.1, 0.1, 0.11),
@@ -769,7 +778,7 @@ CONDITIONS: dict[str, dict[str, Any]] = {
     },
     "warm-cast": {
         "cast": (1.18, 1.0, 0.72),
-        "lights": tuple(Light(a, 60, 0.3, (1.0, 0.85, 0.6), 0.5) for a in (30, 120, 210, 300)),
+        "lights": tuple(Light(a, 60, 0.16, (1.0, 0.85, 0.6), 0.5) for a in (30, 120, 210, 300)),
     },
     "cool-cast": {"cast": (0.8, 0.97, 1.2)},
     "dim-noisy": {"exposure": 0.42, "read_noise": 4.5, "shot_noise": 0.12, "blur_px": 0.9},

@@ -38,5 +38,5 @@ def test_ring_sample_counts_exactly_or_asks() -> None:
         exact_with_beam += beam.counts == truth
         asked += res.counts == truth and res.needs_review
         asked_with_beam += beam.counts == truth and beam.needs_review
-    assert exact >= len(images) - 2
-    assert exact_with_beam > exact and asked_with_beam <= asked
+    assert exact >= len(images) - 1
+    assert exact_with_beam >= exact and asked_with_beam <= asked
