@@ -943,6 +943,7 @@ def seam_pieces(
     # Seams fade where three cubes meet: the pieces of neighbours stay joined by thin bridges
     # there, which an opening a third of a side wide breaks (a face is twice as wide).
     k = max(3, round(NECK_OPEN * side) | 1)
-    core = cv2.morphologyEx(core, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+    core = cv2.morphologyEx(core, cv2.MORPH_OPEN, disc)
     n, lab = cv2.connectedComponents(core, connectivity=4)
     return lab, n - 1
