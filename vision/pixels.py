@@ -426,8 +426,11 @@ class SparseLabeller:
         self.half = (max(8, self.w // 2), max(8, self.h // 2))
         self.test = test
         lo, hi = tray_range(bg_lab)
-        self.lo = lo.reshape(-1, 3)
-        self.hi = hi.reshape(-1, 3)
+        # Each pixel's tray range packed in 8 bytes (low L a b, high L a b, 2 spare), so that
+        # gathering it for the candidate pixels moves one machine word per pixel, not six bytes.
+        pad = np.zeros((self.h * self.w, 2), np.uint8)
+        packed = np.concatenate([lo.reshape(-1, 3), hi.reshape(-1, 3), pad], 1)
+        self.ranges = np.ascontiguousarray(packed).view(np.uint64).ravel()
         self.roi = roi.ravel()
         bg_h = cv2.resize(bg_lab, self.half, interpolation=cv2.INTER_AREA)
         self.bg_h = bg_h
@@ -458,13 +461,14 @@ class SparseLabeller:
         gain = exposure_gain(lab, bg, roi, step=3)
         out = cv2.bitwise_not(inside_tray(lab, lo, hi, gain, self.loose)) & roi
         out = cv2.dilate(out, np.ones((3, 3), np.uint8))
-        ys, xs = np.nonzero(out)
-        if ys.size == 0:
-            return np.zeros(0, np.intp), gain
-        # Each coarse pixel stands for the 2 x 2 working pixels under it; sorted, the pixels are
-        # then read in memory order.
-        top = 2 * ys * self.w + 2 * xs
-        return np.sort(np.concatenate([top, top + 1, top + self.w, top + self.w + 1])), gain
+        # Each coarse pixel stands for the 2 x 2 working pixels under it (read in memory order).
+        full = cv2.resize(out, (2 * size[0], 2 * size[1]), interpolation=cv2.INTER_NEAREST)
+        if full.shape != (self.h, self.w):
+            full = cv2.copyMakeBorder(
+                full[: self.h, : self.w], 0, max(0, self.h - full.shape[0]), 0,
+                max(0, self.w - full.shape[1]), cv2.BORDER_CONSTANT, value=0,
+            )
+        return np.flatnonzero(full), gain
 
     def labels(
         self,
@@ -500,10 +504,14 @@ class SparseLabeller:
             int(xs.max()) + 1,
             int(cand.max() // self.w) + 1,
         )
-        px = work.reshape(-1, 3)[cand]
-        f_lab = cv2.cvtColor(px.reshape(-1, 1, 3), cv2.COLOR_BGR2LAB).reshape(-1, 3)
+        # Gathered as whole 4-byte pixels (BGRA) and 8-byte ranges: far faster than 3-byte rows.
+        bgra = cv2.cvtColor(work, cv2.COLOR_BGR2BGRA).view(np.uint32).reshape(-1)
+        px = bgra[cand].view(np.uint8).reshape(-1, 4)
+        f_lab = cv2.cvtColor(px.reshape(-1, 1, 4), cv2.COLOR_BGR2LAB).reshape(-1, 3)
+        ranges = self.ranges[src].view(np.uint8).reshape(-1, 8)
         labels[cand] = exact_labels(
-            px, f_lab, self.lo[src], self.hi[src], gain, self.test, lut_class, lut_dist, max_colour
+            px[:, :3], f_lab, ranges[:, :3], ranges[:, 3:6], gain, self.test, lut_class,
+            lut_dist, max_colour,
         )
         return labels.reshape(self.h, self.w), gain, box
 
