@@ -426,7 +426,7 @@ class Counter:
         x1, y1 = min(w_img, bx + bw + pad), min(h_img, by + bh + pad)
         mine = cv2.morphologyEx(own[y0:y1, x0:x1], cv2.MORPH_OPEN, _KERNEL)
         mask = mine | extra[y0:y1, x0:x1] if extra is not None else mine
-        n_comp, comp, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=8)
+        n_comp, comp, stats, cents = pixels.components(mask)
         own_px = np.bincount(comp[mine > 0], minlength=n_comp)
         stats[:, 0] += x0 + base[0]
         stats[:, 1] += y0 + base[1]
@@ -498,7 +498,7 @@ class Counter:
         smallest = min(c.area for c in self.profile.colours) * 0.5 * 0.25
         if cv2.countNonZero(mask) < smallest:
             return []
-        n, comp, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=8)
+        n, comp, stats, cents = pixels.components(mask)
         in_between = np.zeros(n)
         if between is not None:
             in_between = np.bincount(comp.ravel(), weights=between.ravel(), minlength=n)
@@ -887,7 +887,7 @@ def neck_count(sub: np.ndarray, side: float) -> int | None:
     """
     dist = cv2.distanceTransform(np.pad(sub, 1), cv2.DIST_L2, 3)
     core = (dist > NECK_DEPTH * side).astype(np.uint8)
-    n, _, stats, _ = cv2.connectedComponentsWithStats(core, connectivity=8)
+    n, _, stats, _ = pixels.components(core)
     one = ((1.0 - 2 * NECK_DEPTH) * side) ** 2
     areas = stats[1:, cv2.CC_STAT_AREA] / one
     if n < 3 or areas.min() < 0.4 or areas.max() > 2.3:
