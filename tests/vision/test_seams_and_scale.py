@@ -42,6 +42,19 @@ def test_a_seam_splits_two_flush_cubes_and_grain_does_not_split_one() -> None:
     assert seam_pieces(np.ones_like(block), block, side, 0.12)[1] == 4
 
 
+def test_seam_pieces_joined_by_a_thin_bridge_where_the_seam_fades_come_apart() -> None:
+    # Where three cubes meet, the seam fades: a bridge of face-lit pixels a few wide joins two
+    # neighbours' pieces. The pieces are counted apart; a face's own width is kept whole.
+    rng = np.random.default_rng(2)
+    side = 20
+    two = np.hstack([_face(side, 160, rng), _face(side, 160, rng)])
+    two[8:12, side - 3 : side + 3] = 160  # the seam is lost over 4 px
+    labels, n = seam_pieces(np.ones(two.shape, np.uint8), two.astype(np.uint8), side, 0.12)
+    assert n == 2
+    sizes = np.bincount(labels.ravel())[1:]
+    assert sizes.min() >= 0.5 * side * side, sizes
+
+
 def _squares(side: int, corners: list[tuple[int, int]], angle: float = 0.0) -> np.ndarray:
     """A mask of squares of ``side`` px with top-left corners at ``corners`` (turned ``angle``°)."""
     mask = np.zeros((6 * side, 6 * side), np.uint8)
