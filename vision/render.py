@@ -771,6 +771,7 @@ CONDITIONS: dict[str, dict[str, Any]] = {
     "ring": {},
     "tilt12": {"tilt_deg": 12.0, "tilt_azim_deg": 35.0},
     "light-tray": {"floor_rgb": (0.88, 0.87, 0.84), "wall_rgb": (0.8, 0.8, 0.78)},
+    "pale-tray": {"floor_rgb": (0.8, 0.78, 0.74), "wall_rgb": (0.7, 0.7, 0.68)},
     "dark-tray": {
         "floor_rgb": (0.13, 0.13, 0.14),
         "wall_rgb": (0.1, 0.1, 0.11),
