@@ -872,6 +872,8 @@ def beam_confidence(blobs: list[Blob]) -> tuple[float, list[float]]:
 NECK_DEPTH = 0.3
 """A cube's core: blob pixels farther than this many cube sides from the blob's edge. Cubes that
 touch by a corner or a short stretch of side (a neck) keep their cores apart."""
+CORE_LONGEST = 1.15
+"""Longest a single cube's core can be (in cube sides): a cube on a corner, seen off axis."""
 NECK_CONFIDENCE = 0.985
 """How sure a pile's reading is when its area and its separate cores give the same count."""
 
@@ -881,17 +883,24 @@ def neck_count(sub: np.ndarray, side: float) -> int | None:
     else None.
 
     A flat cube's core (the pixels deeper than :data:`NECK_DEPTH` sides inside the blob) is a
-    square about 0.4 sides wide; a cube on an edge shows one about twice that. A core larger
-    (cubes pressed flush, or a corner-up cube) or smaller (a cube mostly hidden) gives no
-    reading: area and seams must decide.
+    square about 0.4 sides wide; a cube on an edge shows one about twice that, and a cube on a
+    corner a compact one up to four times that, but never longer than :data:`CORE_LONGEST`.
+    Two cubes pressed flush share a core at least 1.3 sides long. A larger core, or a smaller
+    one (a cube mostly hidden), gives no reading: area and seams must decide.
     """
     dist = cv2.distanceTransform(np.pad(sub, 1), cv2.DIST_L2, 3)
     core = (dist > NECK_DEPTH * side).astype(np.uint8)
-    n, _, stats, _ = pixels.components(core)
+    n, comp, stats, _ = pixels.components(core)
+    if n < 3:
+        return None  # one core says nothing of a cube lying partly under it
     one = ((1.0 - 2 * NECK_DEPTH) * side) ** 2
     areas = stats[1:, cv2.CC_STAT_AREA] / one
-    if n < 3 or areas.min() < 0.4 or areas.max() > 2.3:
-        return None  # one core says nothing of a cube lying partly under it
+    if areas.min() < 0.4:
+        return None
+    for j in np.flatnonzero(areas > 2.3) + 1:
+        (_, _), (w, h), _ = cv2.minAreaRect(cv2.findNonZero((comp == j).view(np.uint8)))
+        if max(w, h) > CORE_LONGEST * side:
+            return None
     return n - 1
 
 

@@ -65,6 +65,20 @@ def _squares(side: int, corners: list[tuple[int, int]], angle: float = 0.0) -> n
     return mask
 
 
+def test_a_cube_on_its_corner_is_one_core_but_two_flush_cubes_are_no_reading() -> None:
+    side = 20
+    # A corner-up cube shows a hexagon about 1.6 sides across: a compact core four times a flat
+    # one's. Touching a flat cube by a corner, the pair reads as two.
+    mask = _squares(side, [(40, 14)])  # a square from x = 60 to 80, its middle at y = 44
+    hexagon = cv2.ellipse2Poly((44, 44), (16, 16), 0, 0, 360, 60)  # a corner at (60, 44)
+    cv2.fillConvexPoly(mask, hexagon, 1)
+    assert cv2.connectedComponents(mask)[0] == 2  # one blob
+    assert neck_count(mask, side) == 2
+    # Two cubes pressed flush share one long core: with a third touching by a corner, the cores
+    # do not tell how many the long one holds.
+    assert neck_count(_squares(side, [(0, 0), (side, 0), (2 * side, side)]), side) is None
+
+
 def test_cubes_touching_by_a_corner_or_a_neck_keep_their_cores_apart() -> None:
     side = 20
     assert neck_count(_squares(side, [(0, 0), (side, side)]), side) == 2  # corner to corner
