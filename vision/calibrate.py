@@ -25,7 +25,8 @@ import cv2
 import numpy as np
 
 from vision import pixels
-from vision.count import SEAM_DEPTH, Counter, area_basis, basis_at, seam_hat, seam_pieces
+from vision.count import Counter, area_basis, basis_at
+from vision.cues import SEAM_DEPTH, seam_hat, seam_pieces
 from vision.profile import COLOURS, ColourModel, Profile, VisionError, encode_background
 
 IMAGE_EXTS = (".jpg", ".jpeg", ".png")

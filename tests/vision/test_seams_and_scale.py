@@ -14,7 +14,7 @@ import pytest
 from vision import Counter, calibrate, load_profile
 from vision import render as rd
 from vision.calibrate import Sample
-from vision.count import neck_count, seam_pieces
+from vision.cues import neck_count, seam_pieces
 
 from .conftest import drop
 
