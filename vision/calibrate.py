@@ -476,7 +476,7 @@ class _Calibration:
             ridge = np.diag([0.0, 2.0, 2.0, 4.0, 4.0, 4.0])
             poly = np.linalg.solve(a_m.T @ a_m + ridge, a_m.T @ y_v)
             # Normalised so the map's median over the floor is 1 (every 4th pixel is plenty).
-            grid = np.tensordot(poly, area_basis(size)[:, ::4, ::4], 1)
+            grid = np.tensordot(poly, area_basis(size, 4), 1)
             inside = pixels.roi_mask(profile.roi, size)[::4, ::4] > 0
             poly = poly / float(np.median(grid[inside]))
         follow = {}

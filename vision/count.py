@@ -111,11 +111,12 @@ class CountResult:
         }
 
 
-def area_basis(size: tuple[int, int]) -> np.ndarray:
-    """The quadratic basis [1, u, v, u^2, uv, v^2] over the working image, u, v in [-1, 1]."""
+def area_basis(size: tuple[int, int], step: int = 1) -> np.ndarray:
+    """The quadratic basis [1, u, v, u^2, uv, v^2] over the working image (every ``step``-th
+    pixel each way), u, v in [-1, 1]."""
     w, h = size
-    u = (np.arange(w, dtype=np.float32) - w / 2) / (w / 2)
-    v = (np.arange(h, dtype=np.float32) - h / 2) / (h / 2)
+    u = (np.arange(0, w, step, dtype=np.float32) - w / 2) / (w / 2)
+    v = (np.arange(0, h, step, dtype=np.float32) - h / 2) / (h / 2)
     uu, vv = np.meshgrid(u, v)
     return np.stack([np.ones_like(uu), uu, vv, uu * uu, uu * vv, vv * vv])
 
