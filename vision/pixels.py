@@ -462,12 +462,10 @@ class SparseLabeller:
         out = cv2.bitwise_not(inside_tray(lab, lo, hi, gain, self.loose)) & roi
         out = cv2.dilate(out, np.ones((3, 3), np.uint8))
         # Each coarse pixel stands for the 2 x 2 working pixels under it (read in memory order).
-        full = cv2.resize(out, (2 * size[0], 2 * size[1]), interpolation=cv2.INTER_NEAREST)
-        if full.shape != (self.h, self.w):
-            full = cv2.copyMakeBorder(
-                full[: self.h, : self.w], 0, max(0, self.h - full.shape[0]), 0,
-                max(0, self.w - full.shape[1]), cv2.BORDER_CONSTANT, value=0,
-            )
+        up = cv2.resize(out, (2 * size[0], 2 * size[1]), interpolation=cv2.INTER_NEAREST)
+        full = np.zeros((self.h, self.w), np.uint8)
+        h, w = min(self.h, up.shape[0]), min(self.w, up.shape[1])
+        full[:h, :w] = up[:h, :w]
         return np.flatnonzero(full), gain
 
     def labels(
