@@ -40,6 +40,10 @@ FEATURELESS = 12.0
 has nothing to align on."""
 MAX_COLOUR_DISTANCE = 4.5
 """Mahalanobis distance beyond which a pixel is no calibrated colour (unknown)."""
+COVERED = "one cube, partly covered by a neighbour"
+MOSTLY_COVERED = "one cube, mostly covered by a neighbour"
+SPLIT_DISTANCE = 1.6
+"""Centre distance (in cube sides) within which a mostly covered cube may be part of another."""
 NECK_CONFIDENCE = 0.985
 """How sure a pile's reading is when its area and its separate cores give the same count."""
 WHOLE_TOP = 0.82
@@ -462,6 +466,26 @@ class Counter:
                     # The unknown pixels this counted blob took in are explained now.
                     region = absorbed[y0:y1, x0:x1]
                     region[(comp == j) & (mine == 0)] = 1
+        return self._split_cubes(index, out)
+
+    def _split_cubes(
+        self, index: int, found: list[tuple[Blob, list[Detection]]]
+    ) -> list[tuple[Blob, list[Detection]]]:
+        """Doubt a mostly covered cube beside another blob of its colour: a cube lying across
+        the middle of another leaves two parts of it in sight, which must not count as two."""
+        side = math.sqrt(self.profile.colours[index].area)
+        centres = [(b.box[0] + b.box[2] / 2, b.box[1] + b.box[3] / 2) for b, _ in found]
+        out = []
+        for i, (blob, dets) in enumerate(found):
+            near = any(
+                math.dist(centres[i], c) < SPLIT_DISTANCE * side
+                for k, c in enumerate(centres) if k != i
+            )
+            if blob.reason == MOSTLY_COVERED and near:
+                why = f"{MOSTLY_COVERED}, or part of the {blob.colour} cube beside it?"
+                blob = replace(blob, confidence=0.5, reason=why)
+                dets = [replace(d, score=0.5) for d in dets]
+            out.append((blob, dets))
         return out
 
     def _joinable_unknown(self, labels: np.ndarray, present: np.ndarray) -> dict[int, np.ndarray]:
@@ -559,12 +583,12 @@ class Counter:
         n, conf, why = read_blob(
             ratio, max(rw, rh) / side, min(rw, rh) / side, min(1.0, solidity), min(1.0, fill)
         )
-        if (n == 1 and r_small(why) and self.chromatic[index]
+        if (n == 1 and (r_small(why) or ratio < PARTIAL_FRACTION) and self.chromatic[index]
                 and self._against_other(index, sub, cx, cy, around)):
-            # A small compact blob against a cube of another colour is a cube partly covered
-            # by it (or seen past it); alone on the tray it might be something else. (Not for
-            # black or white: a cube's shadow or glare lies against it too.)
-            conf, why = 0.95, "one cube, partly covered by a neighbour"
+            # A small blob against a cube of another colour is a cube partly covered by it (or
+            # seen past it); alone on the tray it might be something else. (Not for black or
+            # white: a cube's shadow or glare lies against it too.)
+            conf, why = 0.95, COVERED if r_small(why) else MOSTLY_COVERED
         hidden = 0.0
         tilted_read = why.startswith(("one tilted cube, or two", "one cube, larger"))
         found: list[tuple[np.ndarray, np.ndarray] | None] = []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 
 import cv2
 import numpy as np
@@ -176,3 +177,41 @@ def test_a_mended_count_still_asks(ring: tuple) -> None:
     res = counter.count(img, expected_total=sum(truth.counts.values()) + 1)
     assert res.needs_review
     assert any("expected" in r for r in res.reasons)
+
+
+def _paint_covered_cube(img: np.ndarray, spot: tuple[int, int], side: float, red: tuple,
+                        blue: tuple, parts: int) -> None:
+    """A blue cube lying over a red one, seen from above: a blue square with one or two red
+    parts of the cube beneath showing at its sides, each under half a cube."""
+    x, y, s = spot[0], spot[1], side
+    top, bottom = round(y - s / 2), round(y + s / 2)
+    cv2.rectangle(img, (round(x - 0.4 * s), top), (round(x + 0.4 * s), bottom), blue, -1)
+    for sign in (1, -1)[:parts]:
+        near, far = x + sign * 0.4 * s, x + sign * 0.85 * s
+        cv2.rectangle(img, (round(min(near, far)), top), (round(max(near, far)), bottom), red, -1)
+
+
+def test_a_cube_mostly_covered_by_another_colour_is_counted_but_two_parts_of_one_ask(
+    ring: tuple,
+) -> None:
+    setup, profile, counter = ring
+    img, truth = drop(setup, 81, {"red": 1, "blue": 1})
+    paint = {}
+    for cube in truth.cubes:
+        cx, cy = (round(v) for v in cube["center_px"])
+        patch = img[cy - 1 : cy + 2, cx - 1 : cx + 2].reshape(-1, 3)
+        paint[cube["color"]] = tuple(int(v) for v in np.median(patch, 0))
+    side = math.sqrt(profile.colour("red").area) / profile.scale
+    h, w = img.shape[:2]
+    spots = [(round(w * fx), round(h * fy)) for fx in (0.3, 0.5, 0.7) for fy in (0.35, 0.65)]
+    spot = max(spots, key=lambda p: min(math.dist(p, c["center_px"]) for c in truth.cubes))
+    one = img.copy()
+    _paint_covered_cube(one, spot, side, paint["red"], paint["blue"], parts=1)
+    res = counter.count(one)
+    assert (res.counts["red"], res.counts["blue"]) == (2, 2), res.reasons
+    assert not res.needs_review, res.reasons
+    two = img.copy()
+    _paint_covered_cube(two, spot, side, paint["red"], paint["blue"], parts=2)
+    res = counter.count(two)
+    assert res.needs_review
+    assert any("part of the red cube beside it" in r for r in res.reasons), res.reasons
