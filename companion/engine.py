@@ -425,6 +425,10 @@ class Game:
         Must not change ``state_json``. The default: nothing is secret, returned unchanged."""
         return state_json
 
+    def visible_state(self, state: Any, viewer: Viewer) -> JSON:
+        """The state as JSON as a reader with ``viewer`` may see it (what leaves the server)."""
+        return self.redact_state(self.dump_state(state), viewer)
+
     def redact_entry(self, entry_json: JSON, viewer: Viewer) -> JSON:
         """A log entry (``Entry.to_json()``; at least its ``kind`` and ``payload``) as a reader
         with ``viewer`` may see it: commands, readings and events of other seats lose the

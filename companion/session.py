@@ -196,7 +196,7 @@ class SessionService:
                 forms = [f for f in forms if f.seat in (seat, None)]
             return {
                 "session": live.record.to_json(),
-                "state": game.redact_state(game.dump_state(state), viewer),
+                "state": game.visible_state(state, viewer),
                 "state_id": live.history.state_id,
                 "last_seq": live.history.last_seq,
                 "to_act": game.to_act(state, every),

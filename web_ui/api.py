@@ -205,7 +205,7 @@ def replay(session_id: str) -> Response:
     live = svc.open(session_id)
     history = fold(live.game, setup_of(live.record), svc.store.iter_entries(session_id),
                    _query_int("to"))
-    state = live.game.redact_state(live.game.dump_state(history.state), auth.viewer(session_id))
+    state = live.game.visible_state(history.state, auth.viewer(session_id))
     return jsonify({"seq": history.last_seq, "state_id": history.state_id, "state": state})
 
 
