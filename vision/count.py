@@ -180,7 +180,11 @@ def r_small(why: str) -> bool:
 
 
 def _grid_count(long_side: float, short_side: float, fill: float, solidity: float) -> int:
-    """Cubes in a blob that is a filled rectangle of whole cubes (a row, a 2 x k block), else 0."""
+    """Cubes in a blob that is a filled rectangle of whole cubes (a row, a 2 x k block) or a 2 x 2
+    block missing one corner (an L of three: it fills 3/4 of its box and 6/7 of its hull), else 0.
+    """
+    if 0.62 <= fill <= 0.8 and 0.8 <= solidity <= 0.9:
+        return 3 if 0.8 <= short_side / 2 <= long_side / 2 <= 1.12 else 0
     if fill < 0.86 or solidity < 0.93:
         return 0
     across = round(short_side / 0.95)

@@ -11,7 +11,7 @@ import pytest
 
 from vision import COLOURS, VisionError
 from vision import render as rd
-from vision.count import Blob, beam_confidence, beam_fix
+from vision.count import Blob, beam_confidence, beam_fix, read_blob
 
 from .conftest import drop, rendered_counter
 
@@ -215,3 +215,13 @@ def test_a_cube_mostly_covered_by_another_colour_is_counted_but_two_parts_of_one
     res = counter.count(two)
     assert res.needs_review
     assert any("part of the red cube beside it" in r for r in res.reasons), res.reasons
+
+
+
+def test_an_l_of_three_flush_cubes_counts_three_by_its_shape() -> None:
+    # A 2 x 2 block missing a corner (measured on a rendered drop where its seams were lost): its
+    # area alone (flush cubes hide each other's sides) is nearer two cubes than three.
+    n, confidence, why = read_blob(2.44, 1.92, 1.89, 0.837, 0.672)
+    assert (n, why) == (3, "row or block of 3") and confidence >= 0.9
+    # Two cubes touching by a corner fill half their box: no L.
+    assert read_blob(2.1, 2.0, 1.9, 0.67, 0.52)[0] == 2
