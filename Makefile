@@ -6,6 +6,9 @@ HOST   ?= 127.0.0.1
 PORT   ?= 8000
 STAMP  := $(VENV)/.installed
 DEVSTAMP := $(VENV)/.installed-dev
+# The editable install records which folders are packages: a new __init__.py must reinstall,
+# or the old record makes that package a bare namespace outside this folder.
+PACKAGES := $(shell find companion vision web_ui -name __init__.py 2>/dev/null)
 
 .PHONY: demo test lint bench system-deps clean
 
@@ -16,11 +19,11 @@ $(PY):
 	  else echo "python3 cannot make a venv: install it with 'sudo apt-get install python3-venv'"; exit 1; fi; }
 	$(PY) -m pip install --quiet --upgrade pip
 
-$(STAMP): pyproject.toml | $(PY)
+$(STAMP): pyproject.toml $(PACKAGES) | $(PY)
 	$(PY) -m pip install --quiet -e .
 	touch $@
 
-$(DEVSTAMP): pyproject.toml | $(PY)
+$(DEVSTAMP): pyproject.toml $(PACKAGES) | $(PY)
 	$(PY) -m pip install --quiet -e '.[dev]'
 	touch $@ $(STAMP)
 
