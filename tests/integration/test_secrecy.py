@@ -53,14 +53,19 @@ def to_hand_choice(client: FlaskClient, sid: str) -> dict[str, Any]:
         snap = snapshot(client, sid)
         if snap["state"]["phase"] == "hand_choice":
             return snap
-        seated_moves = [c for c in snap["legal"] if c.get("seat") is not None]
-        if seated_moves:
-            reply = client.post(f"/api/sessions/{sid}/commands",
-                                json={**seated_moves[0], "state_id": snap["state_id"]})
-        else:
-            reply = client.post(f"/api/sessions/{sid}/simulate", json={})
-        assert reply.status_code == 200, reply.json
+        step(client, sid, snap)
     raise AssertionError("the hand choice never began")
+
+
+def step(client: FlaskClient, sid: str, snap: dict[str, Any]) -> None:
+    """One move on: the first listed command of a seat, else a simulated tower drop."""
+    seated_moves = [c for c in snap["legal"] if c.get("seat") is not None]
+    if seated_moves:
+        reply = client.post(f"/api/sessions/{sid}/commands",
+                            json={**seated_moves[0], "state_id": snap["state_id"]})
+    else:
+        reply = client.post(f"/api/sessions/{sid}/simulate", json={})
+    assert reply.status_code == 200, reply.json
 
 
 def card_of(snap: dict[str, Any], seat: int) -> str:
@@ -248,15 +253,11 @@ def test_an_ais_pending_hand_names_no_card_to_other_tablets_cpx_46(physical_app:
         if pending:
             break
         reading = next(iter(snap["readings"]), None)
-        mine = [c for c in snap["legal"] if c.get("seat") is not None]
         if reading is not None:  # the AI's starting base: a person puts it on the board
             reply = host.post(f"/api/sessions/{sid}/readings/{reading}/confirm", json={})
-        elif mine:
-            reply = host.post(f"/api/sessions/{sid}/commands",
-                              json={**mine[0], "state_id": snap["state_id"]})
+            assert reply.status_code == 200, reply.json
         else:
-            reply = host.post(f"/api/sessions/{sid}/simulate", json={})
-        assert reply.status_code == 200, reply.json
+            step(host, sid, snap)
     assert pending and pending[0]["command"]["seat"] == 1
     ai_card = card_of(snap, 1)
     assert pending[0]["command"]["args"]["cards"] == [ai_card]  # (seed 5)
