@@ -481,11 +481,10 @@ class Counter:
         centres = [(b.box[0] + b.box[2] / 2, b.box[1] + b.box[3] / 2) for b, _ in found]
         out = []
         for i, (blob, dets) in enumerate(found):
-            near = any(
+            if blob.reason == MOSTLY_COVERED and any(
                 math.dist(centres[i], c) < SPLIT_DISTANCE * side
                 for k, c in enumerate(centres) if k != i
-            )
-            if blob.reason == MOSTLY_COVERED and near:
+            ):
                 why = f"{MOSTLY_COVERED}, or part of the {blob.colour} cube beside it?"
                 blob = replace(blob, confidence=0.5, reason=why)
                 dets = [replace(d, score=0.5) for d in dets]
@@ -608,33 +607,19 @@ class Counter:
         if n == 1 and tilted_read and grey is not None and self._faces_tilted(
                 index, expected, pieces):
             conf, why = 0.97, "one tilted cube (its faces are shaded unlike a flat top)"
+        reading = (n, conf, why, hidden)
         if grey is not None and conf < 0.99 and ratio >= 1.0:
             seam = self._seam_reading(index, expected, ratio, pieces)
             if seam is not None:
                 n_s, conf_s = seam
-                if n_s == n:
-                    # Agreement is taken as sure as the surer cue, no more: both miss a cube
-                    # hidden under another, so their agreement is not independent evidence.
-                    conf, why = max(conf, conf_s), f"{why}; seams agree"
-                    # A pile can hide a cube under the others whatever its top shows.
-                    hidden = hidden_risk(n)
-                else:
-                    # Two cues that disagree: one of them is wrong, so ask. The seams are kept
-                    # when the area allows them (they see what area alone cannot).
-                    if ratio < 1.85 or _posterior_of(ratio, n_s) >= 0.1:
-                        n = n_s
-                    conf = min(conf, 0.8)
-                    why = f"{why}, but the seams suggest {n_s}"
-        if conf < NECK_CONFIDENCE and ratio >= 1.3:
+                reading = _second_cue(ratio, reading, n_s, conf_s, "seams agree",
+                                      f"the seams suggest {n_s}")
+        if reading[1] < NECK_CONFIDENCE and ratio >= 1.3:
             necks = neck_count(sub, math.sqrt(expected))
-            if necks is not None and necks == n:
-                conf, why = max(conf, NECK_CONFIDENCE), f"{why}; cores apart agree"
-                hidden = hidden_risk(n)
-            elif necks is not None:
-                if _posterior_of(ratio, necks) >= 0.1 or ratio < 1.85:
-                    n = necks
-                conf = min(conf, 0.8)
-                why = f"{why}, but {necks} cores stand apart"
+            if necks is not None:
+                reading = _second_cue(ratio, reading, necks, NECK_CONFIDENCE,
+                                      "cores apart agree", f"{necks} cores stand apart")
+        n, conf, why, hidden = reading
         blob = Blob(name, n, conf, ratio, why, (x, y, w, h), hidden)
         return blob, self._detections(name, sub, contour, (x, y), n, conf)
 
@@ -806,6 +791,24 @@ class Counter:
             raise VisionError(f"image is {fw}x{fh} but the profile was calibrated at {w}x{h}")
         return frame
 
+
+def _second_cue(
+    ratio: float, reading: tuple[int, float, str, float], cue_n: int, cue_conf: float,
+    agree: str, disagree: str,
+) -> tuple[int, float, str, float]:
+    """A blob's reading (n, confidence, reason, hidden risk) checked by a second cue's count.
+
+    Agreement is taken as sure as the surer cue, no more: both miss a cube hidden under another,
+    so their agreement is not independent evidence, and a pile can hide a cube under the others
+    whatever its top shows. Two cues that disagree mean one is wrong, so the blob asks; the cue's
+    count is kept when the area allows it (it sees what area alone cannot).
+    """
+    n, conf, why, hidden = reading
+    if cue_n == n:
+        return n, max(conf, cue_conf), f"{why}; {agree}", hidden_risk(n)
+    if ratio < 1.85 or _posterior_of(ratio, cue_n) >= 0.1:
+        n = cue_n
+    return n, min(conf, 0.8), f"{why}, but {disagree}", hidden
 
 HIDDEN_RISK = 0.015
 """Chance, per cube touching another in a pile, that one more lies unseen beneath them."""

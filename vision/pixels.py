@@ -498,9 +498,9 @@ class SparseLabeller:
         xs = x[keep]
         box = (
             int(xs.min()),
-            int(cand.min() // self.w),
+            int(cand[0] // self.w),
             int(xs.max()) + 1,
-            int(cand.max() // self.w) + 1,
+            int(cand[-1] // self.w) + 1,
         )
         # Gathered as whole 4-byte pixels (BGRA) and 8-byte ranges: far faster than 3-byte rows.
         bgra = cv2.cvtColor(work, cv2.COLOR_BGR2BGRA).view(np.uint32).reshape(-1)
