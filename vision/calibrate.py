@@ -231,6 +231,18 @@ def _cube_blobs(mask: np.ndarray, n: int) -> np.ndarray:
     return keep[comp].astype(np.uint8)
 
 
+HARD_LIGHT = 0.75
+"""Learned shadow depth (lightness ratio) below which the light is one hard lamp: a black top
+that faces it at the mirror angle glints as light as the tray, wherever on the tray that is."""
+
+LIFT_TRAY_PERCENTILE = 99.99
+"""How light the bare tray gets (percentile of its smoothed lightness ratio), for
+:meth:`_Calibration._try_lift`."""
+LIFT_MIN_TOP = 12
+"""Fewest half-scale pixels a lifted top must cover (a cube's top covers about 60)."""
+LIFT_MIN_STEP = 0.015
+"""Least lightening over the bare tray's that a colour's tops must show to be found by it."""
+
 PERSPECTIVE_PRIOR = 0.05
 """Weight pulling a colour's share of the area map toward 1 (all of it): one photo of a few
 cubes near the centre says little about the edges."""
@@ -263,6 +275,14 @@ def _robust_gaussian(lab: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             break
         keep = nxt
     return keep.mean(0), np.cov(keep.T) + np.eye(3) * 4.0
+
+
+def _changed(profile: Profile, colour: str, **changes: Any) -> Profile:
+    """The profile with some fields of one colour's model changed."""
+    return replace(
+        profile,
+        colours=tuple(replace(m, **changes) if m.name == colour else m for m in profile.colours),
+    )
 
 
 class _Calibration:
@@ -329,9 +349,55 @@ class _Calibration:
             area_poly=(1.0, 0.0, 0.0, 0.0, 0.0, 0.0),
             colours=models,
         )
-        profile = self._fit_areas(profile, work)
-        profile = self._seam_stats(profile, work)
-        return self._verify(profile, work)
+        profile = self._verify(self._seam_stats(self._fit_areas(profile, work), work), work)
+        for model in profile.colours:
+            if not model.reliable and model.name in ("black", "white"):
+                profile = self._try_lift(profile, work, model.name)
+        return profile
+
+    def _try_lift(self, profile: Profile, work: list[np.ndarray], colour: str) -> Profile:
+        """Find a colour the tray test swallows by its tops, lit a little lighter than the tray.
+
+        The level lies halfway between the lightest the bare tray gets in the other colours'
+        photos and the tops in the colour's own photo. It is kept only if every calibration
+        photo then counts right; the colour still always asks (it is told from the tray by a
+        few percent of lightness), but its counts are no longer lost.
+        """
+        counter = Counter(profile)
+        cls = counter.names.index(colour) + 1
+        bare, own, n_own = [], None, 0
+        for s, frame in zip(self.samples, work, strict=True):
+            labels = counter.labels(frame).labels
+            view = counter.labeller.half_view(frame, counter.aligner.align(frame))
+            ratio = pixels.lift_ratio(view, labels, cls)
+            if s.colour == colour:
+                own, n_own = ratio * (view.roi > 0), s.n
+            else:
+                bare.append(ratio[view.roi > 0])
+        if own is None or not bare:
+            return profile
+        floor = float(np.percentile(np.concatenate(bare), LIFT_TRAY_PERCENTILE))
+        _, comp, stats, _ = cv2.connectedComponentsWithStats((own > floor).view(np.uint8))
+        sizes = stats[1:, cv2.CC_STAT_AREA]
+        tops = [j + 1 for j in np.argsort(sizes)[::-1][:n_own] if sizes[j] >= LIFT_MIN_TOP]
+        if len(tops) < n_own:
+            return profile
+        level = float(np.median([own[comp == j].mean() for j in tops]))
+        if level - floor < LIFT_MIN_STEP:
+            return profile
+        lift = round(floor + 0.5 * (level - floor), 4)
+        lifted = _changed(profile, colour, lift=lift)
+        lifted = self._verify(self._seam_stats(self._fit_areas(lifted, work), work), work)
+        check = Counter(lifted)
+        for s, frame in zip(self.samples, work, strict=True):
+            got = check.count(frame).counts[colour]
+            if got != (s.n if s.colour == colour else 0):
+                return profile
+        note = (
+            f"{colour} blends into the tray and is found only by its slightly lighter top: use a "
+            "tray of another shade (a mid-grey tray suits all six colours)"
+        )
+        return _changed(lifted, colour, reliable=False, note=note)
 
     def _choose_scale(self) -> float:
         """Scale so a cube's side is ~TARGET_SIDE working pixels (measured on a first pass)."""
@@ -604,9 +670,17 @@ class _Calibration:
             # Every cube is the same size, so a colour whose cubes cover less area than the
             # coloured ones is partly lost in the tray.
             tray_sep = min(1.0, m.area / reference)
-            reliable = m.reliable and not problems and tray_sep >= 0.7 and colour_sep >= 3.0
+            glare = m.name == "black" and profile.ratio_range[0] < HARD_LIGHT
+            reliable = (
+                m.reliable and not problems and tray_sep >= 0.7 and colour_sep >= 3.0 and not glare
+            )
             advice = ""
-            if tray_sep < 0.7:
+            if glare:
+                advice = (
+                    "black tops mirror a single hard light and look like the tray where they "
+                    "catch it: use diffuse light (a ring light)"
+                )
+            elif tray_sep < 0.7:
                 advice = (
                     f"{m.name} blends into the tray: use a tray of another shade "
                     "(a mid-grey tray suits all six colours)"

@@ -296,6 +296,7 @@ class Counter:
         self.tray_test = pixels.TrayTest(*profile.ratio_range, profile.chroma_limit)
         self.labeller = pixels.SparseLabeller(self.bg_lab, self.roi, self.tray_test)
         self.unreliable = [c.name for c in profile.colours if not c.reliable]
+        self.lifts = [(i + 1, c.lift) for i, c in enumerate(profile.colours) if c.lift > 0]
         # One throw-away count so the first real one is not slowed by first-use set-up costs.
         self.count(self.background)
 
@@ -313,7 +314,7 @@ class Counter:
         else:
             al = self.aligner.align(work)
         labels, gain, box = self.labeller.labels(
-            work, al, self.lut_class, self.lut_dist, MAX_COLOUR_DISTANCE
+            work, al, self.lut_class, self.lut_dist, MAX_COLOUR_DISTANCE, self.lifts
         )
         h, w = labels.shape
         pad = 4

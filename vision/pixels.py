@@ -412,6 +412,37 @@ COARSE_LOOSEN = (0.96, 1.04, 2.0)
 range, so pixels it calls tray are tray at full working scale too."""
 
 
+@dataclass(frozen=True)
+class HalfView:
+    """A frame at half the working scale beside the moved empty tray's range there."""
+
+    lab: np.ndarray
+    lo: np.ndarray
+    hi: np.ndarray
+    roi: np.ndarray
+    gain: float
+
+
+def lift_ratio(view: HalfView, labels: np.ndarray, cls: int) -> np.ndarray:
+    """How much lighter than the lightest tray nearby each half-scale pixel is, smoothed; 0 near
+    pixels of other colours (their rims, blurred into the tray, are lighter too).
+
+    A white cube on a light tray, or a black one with a sheen on a dark tray, differs from the
+    tray by a top a few percent lighter than it: too little for one pixel, plain over a cube's
+    whole top once averaged over 3 x 3 half-scale pixels (6 x 6 working ones). ``labels`` are
+    the working-scale labels, ``cls`` the colour looked for.
+    """
+    h, w = view.roi.shape
+    coarse = labels[: 2 * h : 2, : 2 * w : 2]
+    other = ((coarse != TRAY) & (coarse != cls)).view(np.uint8)
+    lf = view.lab[..., 0].astype(np.float32) + 6.0
+    ref = view.hi[..., 0].astype(np.float32) * view.gain + 6.0
+    ratio = cv2.blur(lf / ref, (3, 3))
+    if coarse.shape == other.shape and other.any():
+        ratio[cv2.dilate(other, np.ones((5, 5), np.uint8)) > 0] = 0.0
+    return ratio
+
+
 class SparseLabeller:
     """Labels frames of one setup touching as few pixels as possible.
 
@@ -442,9 +473,8 @@ class SparseLabeller:
             test.chroma + COARSE_LOOSEN[2],
         )
 
-    def candidates(self, work: np.ndarray, alignment: Alignment) -> tuple[np.ndarray, float]:
-        """Flat indices (sorted) of the working pixels that may not be tray, and the exposure
-        gain."""
+    def half_view(self, work: np.ndarray, alignment: Alignment) -> HalfView:
+        """The frame and the moved empty tray at half the working scale, and the exposure gain."""
         m = alignment.warp.astype(np.float64)
         # Same motion at half scale, where x_h = (x + 0.5) / 2 - 0.5.
         m_h = m.copy()
@@ -458,15 +488,20 @@ class SparseLabeller:
         hi = cv2.warpAffine(self.hi_h, m_h, size, flags=flags, borderMode=rep)
         roi = cv2.warpAffine(self.roi_h, m_h, size, flags=flags, borderMode=cv2.BORDER_CONSTANT)
         lab = cv2.cvtColor(cv2.resize(work, size, interpolation=cv2.INTER_AREA), cv2.COLOR_BGR2LAB)
-        gain = exposure_gain(lab, bg, roi, step=3)
-        out = cv2.bitwise_not(inside_tray(lab, lo, hi, gain, self.loose)) & roi
-        out = cv2.dilate(out, np.ones((3, 3), np.uint8))
-        # Each coarse pixel stands for the 2 x 2 working pixels under it (read in memory order).
-        up = cv2.resize(out, (2 * size[0], 2 * size[1]), interpolation=cv2.INTER_NEAREST)
+        return HalfView(lab, lo, hi, roi, exposure_gain(lab, bg, roi, step=3))
+
+    def candidates(self, view: HalfView) -> np.ndarray:
+        """Flat indices (sorted) of the working pixels that may not be tray."""
+        out = cv2.bitwise_not(inside_tray(view.lab, view.lo, view.hi, view.gain, self.loose))
+        return np.flatnonzero(self.to_full(cv2.dilate(out & view.roi, np.ones((3, 3), np.uint8))))
+
+    def to_full(self, mask: np.ndarray) -> np.ndarray:
+        """A half-scale mask at working scale: each coarse pixel stands for the 2 x 2 under it."""
+        up = cv2.resize(mask, (2 * self.half[0], 2 * self.half[1]), interpolation=cv2.INTER_NEAREST)
         full = np.zeros((self.h, self.w), np.uint8)
         h, w = min(self.h, up.shape[0]), min(self.w, up.shape[1])
         full[:h, :w] = up[:h, :w]
-        return np.flatnonzero(full), gain
+        return full
 
     def labels(
         self,
@@ -475,14 +510,20 @@ class SparseLabeller:
         lut_class: np.ndarray,
         lut_dist: np.ndarray,
         max_colour: float,
+        lifts: Sequence[tuple[int, float]] = (),
     ) -> tuple[np.ndarray, float, tuple[int, int, int, int]]:
         """Label a working frame (0 tray, 1..n colour, ``UNKNOWN``); also the exposure gain and
-        the box (x0, y0, x1, y1) outside which every pixel is tray."""
-        cand, gain = self.candidates(work, alignment)
+        the box (x0, y0, x1, y1) outside which every pixel is tray.
+
+        ``lifts`` holds (label, ratio) for colours told from the tray by a lighter top alone.
+        """
+        view = self.half_view(work, alignment)
+        gain = view.gain
+        cand = self.candidates(view)
         labels = np.zeros(self.h * self.w, np.uint8)
         nothing = (0, 0, 0, 0)
         if cand.size == 0:
-            return labels.reshape(self.h, self.w), gain, nothing
+            return self._lifted(labels, view, lifts, nothing)
         # Where each candidate pixel was in the empty tray (nearest pixel; outside = not floor).
         inv = cv2.invertAffineTransform(alignment.warp.astype(np.float64))
         x = (cand % self.w).astype(np.float32)
@@ -494,7 +535,7 @@ class SparseLabeller:
         keep = ok & (self.roi[src] > 0)
         cand, src = cand[keep], src[keep]
         if cand.size == 0:
-            return labels.reshape(self.h, self.w), gain, nothing
+            return self._lifted(labels, view, lifts, nothing)
         xs = x[keep]
         box = (
             int(xs.min()),
@@ -511,7 +552,29 @@ class SparseLabeller:
             px[:, :3], f_lab, ranges[:, :3], ranges[:, 3:6], gain, self.test, lut_class,
             lut_dist, max_colour,
         )
-        return labels.reshape(self.h, self.w), gain, box
+        return self._lifted(labels, view, lifts, box)
+
+    def _lifted(
+        self,
+        labels: np.ndarray,
+        view: HalfView,
+        lifts: Sequence[tuple[int, float]],
+        box: tuple[int, int, int, int],
+    ) -> tuple[np.ndarray, float, tuple[int, int, int, int]]:
+        """Give tray pixels lit at least a colour's ``lift`` above the tray that colour."""
+        out = labels.reshape(self.h, self.w)
+        for cls, lift in lifts:
+            lifted = (lift_ratio(view, out, cls) >= lift).view(np.uint8) & view.roi
+            # Grown back by the rim the smoothing took (and so joined to the side faces).
+            tops = self.to_full(cv2.dilate(lifted, np.ones((3, 3), np.uint8)))
+            x, y, w, h = cv2.boundingRect(tops)
+            if w == 0:
+                continue
+            out[(tops > 0) & (out == TRAY)] = cls
+            box = (x, y, x + w, y + h) if box[2] <= box[0] else (
+                min(box[0], x), min(box[1], y), max(box[2], x + w), max(box[3], y + h)
+            )
+        return out, view.gain, box
 
 
 def components(

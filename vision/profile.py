@@ -55,6 +55,10 @@ class ColourModel:
     perspective: float = 1.0
     """How much of the shared area map this colour follows: a black cube's side faces, seen off
     axis, are as dark as a shadow and read as tray, so its area grows less toward the edges."""
+    lift: float = 0.0
+    """Lightness over the tray's (a ratio) from which a tray-coloured patch is this colour's top
+    (0: not used). Set for a colour the tray test cannot tell apart (white on a light tray), when
+    calibration found that its tops, a little lighter than the tray, count it right."""
 
 
 @dataclass(frozen=True)
@@ -181,6 +185,7 @@ def _colour_from_json(data: Any) -> ColourModel:
         face_grey=_optional_number(data, "face_grey", name),
         seam_depth=_optional_number(data, "seam_depth", name),
         perspective=_optional_number(data, "perspective", name, 1.0),
+        lift=_optional_number(data, "lift", name),
     )
 
 

@@ -74,3 +74,23 @@ def test_white_on_a_light_tray_warns_with_the_fix() -> None:
     assert not white.reliable
     assert "tray" in white.note
     assert "WARNING" in format_report(profile) and "mid-grey" in format_report(profile)
+
+
+def test_black_under_one_hard_light_warns_even_when_its_photo_counts_right() -> None:
+    """Its tops glint as light as the tray at the lamp's mirror angle; the calibration cubes
+    may all lie elsewhere (here they count 6 of 6), a drop's need not."""
+    _, profile = rendered_profile("harsh-light")
+    black = profile.colour("black")
+    assert not black.reliable and "hard light" in black.note
+    assert all(m.reliable for m in profile.colours if m.name != "black")
+
+
+@pytest.mark.parametrize(("name", "colour"), [("light-tray", "white"), ("dark-tray", "black")])
+def test_a_colour_lost_in_the_tray_is_found_by_its_lighter_tops(name: str, colour: str) -> None:
+    """Its tops, a few percent lighter than the tray, set a level between the bare tray's
+    lightest and theirs; it still warns. A setup where every colour stands out needs none."""
+    _, profile = rendered_profile(name)
+    model = profile.colour(colour)
+    assert 1.01 < model.lift < 1.15 and not model.reliable and "lighter top" in model.note
+    assert [m.name for m in profile.colours if m.lift] == [colour]
+    assert not any(m.lift for m in rendered_profile("ring")[1].colours)

@@ -113,3 +113,24 @@ def test_sparse_labeller_matches_the_full_rule(ring: tuple) -> None:
         outside = sparse.copy()
         outside[y0:y1, x0:x1] = pixels.TRAY
         assert not outside.any()
+
+
+def test_lift_ratio_is_smoothed_lightening_over_the_tray_and_nothing_near_other_colours() -> None:
+    """A top 4% lighter than the tray stands out once smoothed, noise does not, and the lighter
+    rim of a cube of another colour (blurred into the tray) is left out."""
+    rng = np.random.default_rng(0)
+    h, w = 40, 60
+    lab = np.full((h, w, 3), (200, 128, 128), np.uint8)
+    lab[..., 0] = np.clip(200 + rng.normal(0, 1.0, (h, w)), 0, 255).astype(np.uint8)
+    lab[10:20, 10:20, 0] = 208  # a top 4% lighter
+    lab[10:20, 40:50, 0] = 230  # another colour's cube, lighter still
+    tray = np.full((h, w, 3), (200, 128, 128), np.uint8)
+    view = pixels.HalfView(lab, tray, tray, np.full((h, w), 255, np.uint8), 1.0)
+    labels = np.zeros((2 * h, 2 * w), np.uint8)
+    labels[20:40, 80:100] = 1  # the other colour, labelled at working scale
+    ratio = pixels.lift_ratio(view, labels, cls=6)
+    assert ratio[13:17, 13:17].min() > 1.03
+    assert ratio[25:, :].max() < 1.02
+    assert ratio[8:22, 38:52].max() == 0.0
+    labels[20:40, 20:40] = 6  # pixels of the colour looked for are not left out
+    assert pixels.lift_ratio(view, labels, cls=6)[13:17, 13:17].min() > 1.03

@@ -43,6 +43,7 @@ def _write(tmp_path: Path, data: object) -> Path:
         (lambda d: d["colours"].pop(), "each of"),
         (lambda d: d.update(background_png="AAAA"), "background_png"),
         (lambda d: d.update(area_poly=[1, 2]), "area_poly"),
+        (lambda d: d["colours"][5].update(lift=-1.0), "lift"),
     ],
 )
 def test_invalid_profile_is_one_line_naming_the_file(

@@ -169,6 +169,7 @@ def test_profiles_without_the_seam_fields_still_load(ring: tuple, tmp_path: Path
     path = tmp_path / "old.json"
     for c in data["colours"]:
         c.pop("perspective")
+        c.pop("lift")
     path.write_text(json.dumps(data))
     old = load_profile(path)
     assert all(m.seam_depth == 0 for m in old.colours)
