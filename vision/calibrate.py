@@ -277,6 +277,17 @@ def _robust_gaussian(lab: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return keep.mean(0), np.cov(keep.T) + np.eye(3) * 4.0
 
 
+def _lost_in_tray(bg: np.ndarray, colour: str) -> tuple[np.ndarray, np.ndarray]:
+    """A stand-in model for black or white cubes too like the tray to show any pixels of their
+    own: the tray's grey made a little lighter (white) or dark (black). Such a colour is graded
+    unreliable; its tops may still be found by their lightness (:meth:`_Calibration._try_lift`).
+    """
+    lab = cv2.cvtColor(bg, cv2.COLOR_BGR2LAB).reshape(-1, 3).astype(np.float64)
+    tray = np.median(lab, 0)
+    grey = min(250.0, tray[0] * 1.06) if colour == "white" else 12.0
+    return np.array([grey, 128.0, 128.0]), np.diag([40.0, 8.0, 8.0])
+
+
 def _changed(profile: Profile, colour: str, **changes: Any) -> Profile:
     """The profile with some fields of one colour's model changed."""
     return replace(
@@ -349,21 +360,30 @@ class _Calibration:
             area_poly=(1.0, 0.0, 0.0, 0.0, 0.0, 0.0),
             colours=models,
         )
-        profile = self._verify(self._seam_stats(self._fit_areas(profile, work), work), work)
-        for model in profile.colours:
-            if not model.reliable and model.name in ("black", "white"):
-                profile = self._try_lift(profile, work, model.name)
-        return profile
+        graded = self._graded(profile, work)
+        for colour in ("black", "white"):
+            if not graded.colour(colour).reliable:
+                lifted = self._try_lift(profile, graded, work, colour)
+                if lifted is not None:
+                    profile, graded = lifted
+        return graded
 
-    def _try_lift(self, profile: Profile, work: list[np.ndarray], colour: str) -> Profile:
+    def _graded(self, profile: Profile, work: list[np.ndarray]) -> Profile:
+        """Measure areas and seams on the photos, then count them and grade each colour."""
+        return self._verify(self._seam_stats(self._fit_areas(profile, work), work), work)
+
+    def _try_lift(
+        self, profile: Profile, graded: Profile, work: list[np.ndarray], colour: str
+    ) -> tuple[Profile, Profile] | None:
         """Find a colour the tray test swallows by its tops, lit a little lighter than the tray.
 
         The level lies halfway between the lightest the bare tray gets in the other colours'
         photos and the tops in the colour's own photo. It is kept only if every calibration
         photo then counts right; the colour still always asks (it is told from the tray by a
-        few percent of lightness), but its counts are no longer lost.
+        few percent of lightness), but its counts are no longer lost. Returns the profile
+        with the level, before and after grading, or None.
         """
-        counter = Counter(profile)
+        counter = Counter(graded)
         cls = counter.names.index(colour) + 1
         bare, own, n_own = [], None, 0
         for s, frame in zip(self.samples, work, strict=True):
@@ -375,29 +395,29 @@ class _Calibration:
             else:
                 bare.append(ratio[view.roi > 0])
         if own is None or not bare:
-            return profile
+            return None
         floor = float(np.percentile(np.concatenate(bare), LIFT_TRAY_PERCENTILE))
         _, comp, stats, _ = cv2.connectedComponentsWithStats((own > floor).view(np.uint8))
         sizes = stats[1:, cv2.CC_STAT_AREA]
         tops = [j + 1 for j in np.argsort(sizes)[::-1][:n_own] if sizes[j] >= LIFT_MIN_TOP]
         if len(tops) < n_own:
-            return profile
+            return None
         level = float(np.median([own[comp == j].mean() for j in tops]))
         if level - floor < LIFT_MIN_STEP:
-            return profile
+            return None
         lift = round(floor + 0.5 * (level - floor), 4)
-        lifted = _changed(profile, colour, lift=lift)
-        lifted = self._verify(self._seam_stats(self._fit_areas(lifted, work), work), work)
+        base = _changed(profile, colour, lift=lift)
+        lifted = self._graded(base, work)
         check = Counter(lifted)
         for s, frame in zip(self.samples, work, strict=True):
             got = check.count(frame).counts[colour]
             if got != (s.n if s.colour == colour else 0):
-                return profile
+                return None
         note = (
             f"{colour} blends into the tray and is found only by its slightly lighter top: use a "
             "tray of another shade (a mid-grey tray suits all six colours)"
         )
-        return _changed(lifted, colour, reliable=False, note=note)
+        return base, _changed(lifted, colour, reliable=False, note=note)
 
     def _choose_scale(self) -> float:
         """Scale so a cube's side is ~TARGET_SIDE working pixels (measured on a first pass)."""
@@ -470,12 +490,15 @@ class _Calibration:
                     core = mask > 0
                 labs.append(cv2.cvtColor(frame, cv2.COLOR_BGR2LAB)[core].astype(np.float64))
             lab = np.concatenate(labs)
-            if len(lab) < 30:
+            if len(lab) >= 30:
+                mean, cov = _robust_gaussian(lab)
+            elif colour in ("black", "white"):
+                mean, cov = _lost_in_tray(bg, colour)
+            else:
                 name = next(s.name for s in self.samples if s.colour == colour)
                 raise VisionError(
                     f"{name}: no cubes found (too small, or the same colour as the tray?)"
                 )
-            mean, cov = _robust_gaussian(lab)
             models.append(
                 ColourModel(
                     colour,
@@ -511,6 +534,8 @@ class _Calibration:
             blobs = self._blobs(counter, frame, s.colour)
             big = [b for b in blobs if b[0] >= 0.15 * max(b2[0] for b2 in blobs)] if blobs else []
             if not big:
+                if s.colour in ("black", "white"):
+                    continue  # lost in the tray: graded below, and perhaps found by its tops
                 raise VisionError(f"{s.name}: no {s.colour} cubes found")
             # Give each blob a whole number of cubes so the total matches n; a photo whose blobs
             # cannot be made to add up is left out of the area fit.

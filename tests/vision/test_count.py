@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import replace
 
 import cv2
 import numpy as np
 import pytest
 
-from vision import COLOURS, VisionError
+from vision import COLOURS, Counter, VisionError, calibrate
 from vision import render as rd
+from vision.calibrate import Sample
 from vision.count import Blob, beam_confidence, beam_fix, read_blob
 
 from .conftest import drop, rendered_counter
@@ -115,6 +117,19 @@ def test_a_colour_lost_in_the_tray_is_still_counted_and_asks(name: str, colour: 
         res = counter.count(img)
         assert res.counts == truth.counts, (seed, res.counts, truth.counts)
         assert res.needs_review and any(colour in r for r in res.reasons)
+
+
+def test_white_that_shows_no_pixels_of_its_own_still_calibrates_and_counts() -> None:
+    """Under a warm light on a near-white tray, white cubes match the tray pixel for pixel:
+    calibration stands in a model, warns, and finds the tops by their lightness."""
+    setup = replace(rd.condition("light-tray", (640, 480)), cast=(1.15, 1.0, 0.75))
+    empty, shots = rd.calibration_set(setup, seed=3)
+    profile = calibrate(empty=empty, samples=[Sample(c, n, i, f"{c}-{n}") for c, n, i in shots])
+    white = profile.colour("white")
+    assert not white.reliable and white.lift > 1.0
+    img, truth = drop(setup, 90, {"white": 3, "green": 2}, shift_mm=3.0)
+    res = Counter(profile).count(img)
+    assert res.counts == truth.counts and res.needs_review
 
 
 def test_a_foreign_object_asks_for_review(ring: tuple) -> None:
