@@ -432,14 +432,14 @@ def lift_ratio(view: HalfView, labels: np.ndarray, cls: int) -> np.ndarray:
     whole top once averaged over 3 x 3 half-scale pixels (6 x 6 working ones). ``labels`` are
     the working-scale labels, ``cls`` the colour looked for.
     """
-    h, w = view.roi.shape
-    coarse = labels[: 2 * h : 2, : 2 * w : 2]
-    other = ((coarse != TRAY) & (coarse != cls)).view(np.uint8)
+    coarse = labels[::2, ::2]
+    other = np.zeros(view.roi.shape, np.uint8)
+    h, w = min(other.shape[0], coarse.shape[0]), min(other.shape[1], coarse.shape[1])
+    other[:h, :w] = (coarse[:h, :w] != TRAY) & (coarse[:h, :w] != cls)
     lf = view.lab[..., 0].astype(np.float32) + 6.0
     ref = view.hi[..., 0].astype(np.float32) * view.gain + 6.0
     ratio = cv2.blur(lf / ref, (3, 3))
-    if coarse.shape == other.shape and other.any():
-        ratio[cv2.dilate(other, np.ones((5, 5), np.uint8)) > 0] = 0.0
+    ratio[cv2.dilate(other, np.ones((5, 5), np.uint8)) > 0] = 0.0
     return ratio
 
 
