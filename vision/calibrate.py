@@ -413,11 +413,7 @@ class _Calibration:
             got = check.count(frame).counts[colour]
             if got != (s.n if s.colour == colour else 0):
                 return None
-        note = (
-            f"{colour} blends into the tray and is found only by its slightly lighter top: use a "
-            "tray of another shade (a mid-grey tray suits all six colours)"
-        )
-        return base, _changed(lifted, colour, reliable=False, note=note)
+        return base, lifted
 
     def _choose_scale(self) -> float:
         """Scale so a cube's side is ~TARGET_SIDE working pixels (measured on a first pass)."""
@@ -697,10 +693,20 @@ class _Calibration:
             tray_sep = min(1.0, m.area / reference)
             glare = m.name == "black" and profile.ratio_range[0] < HARD_LIGHT
             reliable = (
-                m.reliable and not problems and tray_sep >= 0.7 and colour_sep >= 3.0 and not glare
+                m.reliable
+                and not problems
+                and tray_sep >= 0.7
+                and colour_sep >= 3.0
+                and not glare
+                and not m.lift
             )
             advice = ""
-            if glare:
+            if m.lift:
+                advice = (
+                    f"{m.name} blends into the tray and is found only by its slightly lighter "
+                    "top: use a tray of another shade (a mid-grey tray suits all six colours)"
+                )
+            elif glare:
                 advice = (
                     "black tops mirror a single hard light and look like the tray where they "
                     "catch it: use diffuse light (a ring light)"
