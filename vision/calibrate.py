@@ -231,6 +231,9 @@ def _cube_blobs(mask: np.ndarray, n: int) -> np.ndarray:
     return keep[comp].astype(np.uint8)
 
 
+ACHROMATIC = ("black", "white")
+"""Colours with no chroma of their own: only lightness tells them from a grey tray."""
+
 HARD_LIGHT = 0.75
 """Learned shadow depth (lightness ratio) below which the light is one hard lamp: a black top
 that faces it at the mirror angle glints as light as the tray, wherever on the tray that is."""
@@ -302,6 +305,8 @@ class _Calibration:
     def __init__(self, empty: np.ndarray, samples: list[Sample]) -> None:
         self.empty = empty
         self.samples = samples
+        self.verified: list[dict[str, int]] = []
+        """Each photo's counts under the profile last verified."""
         h, w = empty.shape[:2]
         self.image_size = (w, h)
         for s in samples:
@@ -327,7 +332,7 @@ class _Calibration:
         roi = pixels.roi_mask(roi_poly, size)
         # Shadows are learned around the coloured cubes, whose pixels stand out by chroma alone;
         # black and white cubes are then found as what that tray range cannot explain.
-        chromatic = [i for i, s in enumerate(self.samples) if s.colour not in ("black", "white")]
+        chromatic = [i for i, s in enumerate(self.samples) if s.colour not in ACHROMATIC]
         first = {i: _cube_mask(work[i], bg, roi, self.samples[i].n) for i in chromatic}
         tray = self._tray_test(
             [work[i] for i in chromatic], [first[i] for i in chromatic], bg, roi, side
@@ -361,7 +366,7 @@ class _Calibration:
             colours=models,
         )
         graded = self._graded(profile, work)
-        for colour in ("black", "white"):
+        for colour in ACHROMATIC:
             if not graded.colour(colour).reliable:
                 lifted = self._try_lift(profile, graded, work, colour)
                 if lifted is not None:
@@ -387,9 +392,9 @@ class _Calibration:
         cls = counter.names.index(colour) + 1
         bare, own, n_own = [], None, 0
         for s, frame in zip(self.samples, work, strict=True):
-            labels = counter.labels(frame).labels
-            view = counter.labeller.half_view(frame, counter.aligner.align(frame))
-            ratio = pixels.lift_ratio(view, labels, cls)
+            seen = counter.labels(frame)
+            view = counter.labeller.half_view(frame, seen.alignment)
+            ratio = pixels.lift_ratio(view, seen.labels, cls)
             if s.colour == colour:
                 own, n_own = ratio * (view.roi > 0), s.n
             else:
@@ -408,10 +413,8 @@ class _Calibration:
         lift = round(floor + 0.5 * (level - floor), 4)
         base = _changed(profile, colour, lift=lift)
         lifted = self._graded(base, work)
-        check = Counter(lifted)
-        for s, frame in zip(self.samples, work, strict=True):
-            got = check.count(frame).counts[colour]
-            if got != (s.n if s.colour == colour else 0):
+        for s, got in zip(self.samples, self.verified, strict=True):
+            if got[colour] != (s.n if s.colour == colour else 0):
                 return None
         return base, lifted
 
@@ -488,7 +491,7 @@ class _Calibration:
             lab = np.concatenate(labs)
             if len(lab) >= 30:
                 mean, cov = _robust_gaussian(lab)
-            elif colour in ("black", "white"):
+            elif colour in ACHROMATIC:
                 mean, cov = _lost_in_tray(bg, colour)
             else:
                 name = next(s.name for s in self.samples if s.colour == colour)
@@ -530,7 +533,7 @@ class _Calibration:
             blobs = self._blobs(counter, frame, s.colour)
             big = [b for b in blobs if b[0] >= 0.15 * max(b2[0] for b2 in blobs)] if blobs else []
             if not big:
-                if s.colour in ("black", "white"):
+                if s.colour in ACHROMATIC:
                     continue  # lost in the tray: graded below, and perhaps found by its tops
                 raise VisionError(f"{s.name}: no {s.colour} cubes found")
             # Give each blob a whole number of cubes so the total matches n; a photo whose blobs
@@ -649,14 +652,16 @@ class _Calibration:
         return replace(profile, colours=tuple(models))
 
     def _verify(self, profile: Profile, work: list[np.ndarray]) -> Profile:
-        """Count each calibration photo with the new profile; grade each colour's separation."""
+        """Count each calibration photo with the new profile (kept in :attr:`verified`); grade
+        each colour's separation."""
         counter = Counter(profile)
+        self.verified = [counter.count(frame).counts for frame in work]
         means = np.array([m.mean for m in profile.colours])
         covs = [np.array(m.cov) for m in profile.colours]
         report: list[dict[str, Any]] = []
         models = []
         reference = float(
-            np.median([m.area for m in profile.colours if m.name not in ("black", "white")])
+            np.median([m.area for m in profile.colours if m.name not in ACHROMATIC])
         )
         for i, m in enumerate(profile.colours):
             others = [
@@ -672,11 +677,9 @@ class _Calibration:
             ]
             colour_sep = min(others)
             problems: list[str] = []
-            for s, frame in zip(self.samples, work, strict=True):
+            for s, got in zip(self.samples, self.verified, strict=True):
                 if s.colour != m.name:
                     continue
-                res = counter.count(frame)
-                got = res.counts
                 wrong = {k: v for k, v in got.items() if (v != s.n if k == m.name else v != 0)}
                 if wrong:
                     problems.append(

@@ -811,6 +811,7 @@ def _second_cue(
         n = cue_n
     return n, min(conf, 0.8), f"{why}, but {disagree}", hidden
 
+
 HIDDEN_RISK = 0.015
 """Chance, per cube touching another in a pile, that one more lies unseen beneath them."""
 
