@@ -46,6 +46,10 @@ SPLIT_DISTANCE = 1.6
 """Centre distance (in cube sides) within which a mostly covered cube may be part of another."""
 NECK_CONFIDENCE = 0.985
 """How sure a pile's reading is when its area and its separate cores give the same count."""
+FLAT_TOP = (0.94, 1.1)
+"""Lightness (over a flat top's at calibration) that a flat-lying top shows anywhere on the tray:
+fewer than 1 in 100 of them fall outside, while a cube on an edge or a corner, or leaning, turns
+its largest face from an overhead light enough to fall below (0.78-0.94 under a ring light)."""
 WHOLE_TOP = 0.82
 """A seam-cut piece this large (in lone-cube cores) is one cube's whole top even when lit
 unlike a flat one: a cube tilted far enough to show a second face as large as a cube's top (0.6)
@@ -605,13 +609,17 @@ class Counter:
                 found.append(self._seam_pieces(index, sub, g_sub, expected))
             return found[0]
 
-        if n == 1 and tilted_read and grey is not None and self._faces_tilted(
-                index, expected, pieces):
+        tilted = (n == 1 and tilted_read and grey is not None
+                  and self._faces_tilted(index, expected, pieces))
+        if tilted:
             conf, why = 0.97, "one tilted cube (its faces are shaded unlike a flat top)"
         reading = (n, conf, why, hidden)
         if grey is not None and conf < 0.99 and ratio >= 1.0:
             seam = self._seam_reading(index, expected, ratio, pieces)
-            if seam is not None:
+            # One whole top in a blob too large or misshapen for one cube is also what a cube
+            # lying on another shows (the one below peeks out, or is lost in the seams): the
+            # seams confirm a single cube only when its faces show it tilted.
+            if seam is not None and (tilted or not n == seam[0] == 1):
                 n_s, conf_s = seam
                 reading = _second_cue(ratio, reading, n_s, conf_s, "seams agree",
                                       f"the seams suggest {n_s}")
@@ -674,7 +682,8 @@ class Counter:
             return False
         light = sums[big] / sizes[big] / max(1.0, model.face_grey * self._gain)
         main = light[int(np.argmax(sizes[big]))]
-        return bool(not 0.9 <= main <= 1.1 or light.max() / max(1e-3, light.min()) > 1.2)
+        low, high = FLAT_TOP
+        return bool(not low <= main <= high or light.max() / max(1e-3, light.min()) > 1.2)
 
     def _seam_reading(
         self, index: int, expected: float, ratio: float,

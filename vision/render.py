@@ -75,6 +75,10 @@ class Setup:
     blur_px: float = 0.7
     read_noise: float = 1.5
     shot_noise: float = 0.04
+    sharpen: float = 0.0
+    """Unsharp-mask strength, as camera pipelines apply before encoding (0: none)."""
+    tone_gamma: float = 1.0
+    """Extra tone curve on the encoded image (above 1: lighter mid-tones)."""
     jpeg: int | None = 90
     cube_mm: float = 10.0
     cube_variation: float = 0.04
@@ -514,7 +518,7 @@ def _draw_cube(
 
 
 def _finish(setup: Setup, rgb: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """Camera: exposure, colour cast, vignette, blur, noise, gamma, JPEG."""
+    """Camera: exposure, colour cast, vignette, blur, gamma and tone, sharpening, noise, JPEG."""
     h, w = rgb.shape[:2]
     yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
     r2 = ((xx - w / 2) ** 2 + (yy - h / 2) ** 2) / ((w / 2) ** 2 + (h / 2) ** 2)
@@ -529,6 +533,10 @@ def _finish(setup: Setup, rgb: np.ndarray, rng: np.random.Generator) -> np.ndarr
         np.float32
     )
     srgb = gamma[np.clip(np.nan_to_num(out) * 4095.0, 0, 4095).astype(np.uint16)]
+    if setup.tone_gamma != 1.0:
+        srgb = 255.0 * np.power(srgb / 255.0, 1.0 / setup.tone_gamma)
+    if setup.sharpen > 0:
+        srgb = srgb + setup.sharpen * (srgb - cv2.GaussianBlur(srgb, (0, 0), 1.0))
     noise = rng.standard_normal(srgb.shape).astype(np.float32)
     srgb = srgb + noise * np.sqrt(setup.read_noise**2 + (setup.shot_noise**2) * srgb * 2.0)
     bgr = np.clip(srgb[..., ::-1], 0, 255).astype(np.uint8)

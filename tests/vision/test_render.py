@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -58,3 +60,20 @@ def test_render_drop_is_what_simulation_mode_uses(ring: tuple) -> None:
     assert counter.count(img).counts == truth.counts
     with pytest.raises(ValueError, match="purple"):
         rd.render_drop({"purple": 1}, setup)
+
+
+def test_tone_curve_lightens_mid_tones_and_sharpening_darkens_the_tray_beside_a_cube() -> None:
+    plain = rd.condition("ring", SIZE)
+    rng = np.random.default_rng(2)
+    cube = rd.make_cube(plain, rng, "white", 0.0, 0.0)
+    base, truth = rd.render(plain, [cube], seed=2)
+    lighter, _ = rd.render(replace(plain, tone_gamma=1.3), [cube], seed=2)
+    sharp, _ = rd.render(replace(plain, sharpen=1.0), [cube], seed=2)
+    assert lighter.mean() > base.mean() + 10
+    # Just outside the cube's top, the tray gets a dark halo; far from it, nothing changes.
+    x, y = (round(v) for v in truth.cubes[0]["center_px"])
+    half = round(plain.cube_mm * plain.px_per_mm / 2)
+    beside = (slice(y - 3, y + 4), slice(x + half + 2, x + half + 4))
+    far = (slice(20, 60), slice(20, 60))
+    assert sharp[beside].mean() < base[beside].mean() - 3
+    assert abs(float(sharp[far].mean()) - float(base[far].mean())) < 1.5
