@@ -104,6 +104,9 @@ BEAM = False
 """Pass the true total as the exit beam's count (see ``--beam``)."""
 
 
+TALLY = False
+"""Tally blob readings against the truth (see ``--blobs``)."""
+
 READINGS: collections.Counter[tuple[str, bool, bool]] = collections.Counter()
 """Blob readings by kind, right or not, sure or not (see ``--blobs``)."""
 
@@ -111,14 +114,15 @@ READINGS: collections.Counter[tuple[str, bool, bool]] = collections.Counter()
 def _count(
     counter: Counter, img: np.ndarray, truth: dict[str, int], cubes: list[dict]
 ) -> tuple[dict[str, int], bool, float]:
-    """Count one image ``REPEAT`` times: its counts, review flag and fastest time; tally how
-    each blob was read against the truth cubes whose centres it holds."""
+    """Count one image ``REPEAT`` times: its counts, review flag and fastest time; with
+    ``TALLY``, tally how each blob was read against the truth cubes whose centres it holds."""
     expected = sum(truth.values()) if BEAM else None
     res = counter.count(img, expected_total=expected)
     ms = res.ms
     for _ in range(REPEAT - 1):
         ms = min(ms, counter.count(img, expected_total=expected).ms)
-    _tally_blobs(res, cubes, counter.profile.scale)
+    if TALLY:
+        _tally_blobs(res, cubes, counter.profile.scale)
     return res.counts, res.needs_review, ms
 
 
@@ -211,9 +215,10 @@ def main(argv: list[str] | None = None) -> None:
         "--blobs", action="store_true", help="also tabulate blob readings against the truth"
     )
     args = ap.parse_args(argv)
-    global REPEAT, BEAM
+    global REPEAT, BEAM, TALLY
     REPEAT = max(1, args.repeat)
     BEAM = args.beam
+    TALLY = args.blobs
     if not args.folders and not args.rendered:  # `make bench`: the shared samples and a few
         samples = Path(__file__).resolve().parents[3] / "shared" / "vision-samples" / "ring"
         args.folders = [samples] if samples.is_dir() else []  # rendered drops per condition
