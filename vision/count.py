@@ -158,14 +158,18 @@ def read_blob(
             if r > 1.27:
                 return 1, 0.85, "one cube, larger than expected (tilted, or hiding another?)"
             return 1, 0.999, "one cube"
-        return 1, 0.5, "one cube's area in a long or dented shape"
+        if r < 1.15:
+            return 1, 0.5, "one cube's area in a long or dented shape"
+        # A lone cube is square from above; more than its area in another shape is most often
+        # two overlapping, each hiding part of the other.
+        return 2, 0.5, "two overlapping cubes, or one tilted (a long or dented shape)"
     if r <= 1.85:
         if single_shape and short_side <= 1.45:
             # A cube rests tilted only against something: alone, this may be a stack of two.
             return 1, 0.8 if r <= 1.7 else 0.6, "one tilted cube, or two stacked"
         if long_side >= 1.75 or solidity < 0.82:
             return 2, 0.97 if r >= 1.6 else 0.6, "two overlapping cubes"
-        return (1 if r < 1.6 else 2), 0.45, "one tilted cube or two overlapping"
+        return (1 if r < 1.45 else 2), 0.45, "one tilted cube or two overlapping"
     # A cluster: read from the simulated likelihood of n cubes (flat, tilted or partly hidden).
     best, post = _posterior(r)
     grid = _grid_count(long_side, short_side, fill, solidity)

@@ -252,3 +252,15 @@ def test_an_l_of_three_flush_cubes_counts_three_by_its_shape() -> None:
     assert (n, why) == (3, "row or block of 3") and confidence >= 0.9
     # Two cubes touching by a corner fill half their box: no L.
     assert read_blob(2.1, 2.0, 1.9, 0.67, 0.52)[0] == 2
+
+
+def test_more_than_a_cube_in_a_shape_no_cube_has_reads_as_two_overlapping_and_asks() -> None:
+    # A lone cube is square from above, even tilted; two overlapping hide part of each other, so
+    # a long or dented blob of 1.15-1.6 cube areas is most often two (10 of 11 in rendered drops).
+    for area, long_side, solidity in ((1.22, 1.7, 0.9), (1.5, 1.8, 0.86)):
+        n, confidence, _ = read_blob(area, long_side, 1.0, solidity, 0.8)
+        assert n == 2 and confidence < 0.9
+    # Barely more than one cube's area in a long shape stays one, and asks.
+    assert read_blob(1.05, 1.7, 1.0, 0.9, 0.8)[:2] == (1, 0.5)
+    # A square of that area is one tilted cube.
+    assert read_blob(1.5, 1.3, 1.2, 0.95, 0.9)[0] == 1
