@@ -48,8 +48,8 @@ NECK_CONFIDENCE = 0.985
 """How sure a pile's reading is when its area and its separate cores give the same count."""
 FLAT_TOP = (0.94, 1.1)
 """Lightness (over a flat top's at calibration) that a flat-lying top shows anywhere on the tray:
-fewer than 1 in 100 of them fall outside, while a cube on an edge or a corner, or leaning, turns
-its largest face from an overhead light enough to fall below (0.78-0.94 under a ring light)."""
+fewer than 1 in 100 of them fall outside, while most cubes on an edge or a corner turn their
+largest face from an overhead light enough to fall below (0.8-0.94 under a ring light)."""
 WHOLE_TOP = 0.82
 """A seam-cut piece this large (in lone-cube cores) is one cube's whole top even when lit
 unlike a flat one: a cube tilted far enough to show a second face as large as a cube's top (0.6)
