@@ -154,7 +154,7 @@ def read_blob(
     if r <= 1.32:
         if single_shape:
             if r < 0.72:
-                return 1, 0.9, "one cube, smaller than expected (partly hidden?)"
+                return 1, 0.95, "one cube, smaller than expected (partly hidden?)"
             if r > 1.27:
                 return 1, 0.85, "one cube, larger than expected (tilted, or hiding another?)"
             return 1, 0.999, "one cube"
