@@ -246,6 +246,11 @@ LIFT_MIN_TOP = 12
 LIFT_MIN_STEP = 0.015
 """Least lightening over the bare tray's that a colour's tops must show to be found by it."""
 
+AREA_RIDGE = (0.0, 0.2, 0.2, 0.4, 0.4, 0.4)
+"""Ridge weights on the area map's terms (1, u, v, u^2, uv, v^2), against a map that bends wildly
+where no calibration cube lay. Weak, as a prior on terms of the size perspective gives (a cube
+shows 10-25% more area toward the tray's edges): ten times stronger flattened the map, and lone
+cubes read 0.96 areas at the centre and 1.1 at the edges."""
 PERSPECTIVE_PRIOR = 0.05
 """Weight pulling a colour's share of the area map toward 1 (all of it): one photo of a few
 cubes near the centre says little about the edges."""
@@ -563,7 +568,7 @@ class _Calibration:
             if len(rows) < 8:
                 break
             a_m, y_v = np.array(rows), np.array(ys)
-            ridge = np.diag([0.0, 2.0, 2.0, 4.0, 4.0, 4.0])
+            ridge = np.diag(AREA_RIDGE)
             poly = np.linalg.solve(a_m.T @ a_m + ridge, a_m.T @ y_v)
             # Normalised so the map's median over the floor is 1 (every 4th pixel is plenty).
             grid = np.tensordot(poly, area_basis(size, 4), 1)

@@ -157,7 +157,8 @@ def read_blob(
                 return 1, 0.95, "one cube, smaller than expected (partly hidden?)"
             if r > 1.27:
                 return 1, 0.85, "one cube, larger than expected (tilted, or hiding another?)"
-            return 1, 0.999, "one cube"
+            # Wrong 2 times in 12,174 such blobs of rendered drops (both pile mixes).
+            return 1, 0.9995, "one cube"
         if r < 1.15:
             return 1, 0.5, "one cube's area in a long or dented shape"
         # A lone cube is square from above; more than its area in another shape is most often

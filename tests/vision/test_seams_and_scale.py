@@ -135,6 +135,32 @@ def test_two_white_cubes_stacked_are_not_taken_for_one_by_its_seams(ring: tuple)
         assert res.counts["white"] == 2 or res.needs_review, (seed, res.reasons)
 
 
+def test_the_area_map_follows_perspective_out_to_the_tray_edges(ring: tuple) -> None:
+    """Off axis a cube shows side faces too: the calibrated map must grow as much, or lone cubes
+    at the edges read large (and ask) and cubes in piles are miscounted there."""
+    setup, _, counter = ring
+    half_width = counter.size[0] / 2
+    centre: list[float] = []
+    edge: list[float] = []
+    for seed in range(8):
+        cubes = rd.random_drop(setup, np.random.default_rng(seed), {c: 3 for c in rd.COLOURS},
+                               "scatter")
+        img, truth = rd.render(setup, cubes, seed=seed)
+        s = counter.profile.scale
+        for b in counter.count(img).blobs:
+            x0, y0, w, h = b.box
+            held = [c for c in truth.cubes if x0 - 1 <= c["center_px"][0] * s <= x0 + w + 1
+                    and y0 - 1 <= c["center_px"][1] * s <= y0 + h + 1]
+            if len(held) == 1 and held[0]["visible_fraction"] > 0.97:
+                off_axis = abs(x0 + w / 2 - half_width) / half_width
+                if off_axis < 0.3:
+                    centre.append(b.area_ratio)
+                elif off_axis > 0.6:
+                    edge.append(b.area_ratio)
+    assert len(centre) >= 30 and len(edge) >= 10
+    assert abs(float(np.mean(edge)) - float(np.mean(centre))) < 0.07, (centre, edge)
+
+
 def test_calibration_measures_seams_for_the_colours() -> None:
     setup = rd.condition("ring", (640, 480))
     empty, shots = rd.calibration_set(setup, seed=3)
