@@ -79,6 +79,10 @@ class Setup:
     """Unsharp-mask strength, as camera pipelines apply before encoding (0: none)."""
     tone_gamma: float = 1.0
     """Extra tone curve on the encoded image (above 1: lighter mid-tones)."""
+    crowd_shade: float = 0.5
+    """How much neighbouring cubes darken a cube's faces (ambient occlusion in piles). At 0.5 a
+    top with three or more close neighbours shows about 0.955 of a lone top's light, as in the
+    sample photos (0.86-1.0 by colour, 0.95 at the median); 0: no darkening."""
     jpeg: int | None = 90
     cube_mm: float = 10.0
     cube_variation: float = 0.04
@@ -431,10 +435,36 @@ def render(setup: Setup, cubes: Sequence[Cube], seed: int = 0) -> tuple[np.ndarr
     alone = np.zeros(len(cubes))
     for i in order:
         alone[i] = _draw_cube(setup, cam, canvas, rng, cubes[i], i)
+    if setup.crowd_shade > 0:
+        _shade_crowds(setup, canvas, len(cubes))
     visible = np.bincount(canvas.ids[canvas.ids >= 0].ravel(), minlength=len(cubes))
     img = _finish(setup, canvas.rgb, rng)
     truth = _truth(setup, cam, cubes, visible, alone)
     return img, truth
+
+
+def _shade_crowds(setup: Setup, canvas: _Canvas, n: int) -> None:
+    """Darken each cube's pixels by how much of their surroundings other cubes fill."""
+    sigma = 0.6 * setup.cube_mm * setup.px_per_mm
+    reach = int(3 * sigma)
+    on_cube = (canvas.ids >= 0).astype(np.float32)
+    h, w = on_cube.shape
+    ys, xs = np.nonzero(canvas.ids >= 0)
+    ids = canvas.ids[ys, xs]
+    for i in range(n):
+        mine = ids == i
+        if not mine.any():
+            continue
+        y0, y1 = max(0, ys[mine].min() - reach), min(h, ys[mine].max() + reach + 1)
+        x0, x1 = max(0, xs[mine].min() - reach), min(w, xs[mine].max() + reach + 1)
+        own = (canvas.ids[y0:y1, x0:x1] == i).astype(np.float32)
+        others = on_cube[y0:y1, x0:x1] - own
+        # A blur this wide loses nothing at a quarter of the resolution.
+        small = cv2.resize(others, None, fx=0.25, fy=0.25, interpolation=cv2.INTER_AREA)
+        small = cv2.GaussianBlur(small, (0, 0), sigma / 4, borderType=cv2.BORDER_CONSTANT)
+        near = cv2.resize(small, (x1 - x0, y1 - y0), interpolation=cv2.INTER_LINEAR)
+        region = canvas.rgb[y0:y1, x0:x1]
+        region *= np.where(own > 0, 1.0 - setup.crowd_shade * np.clip(near, 0, 1), 1.0)[..., None]
 
 
 def _draw_walls(setup: Setup, cam: Camera, canvas: _Canvas, rng: np.random.Generator) -> None:

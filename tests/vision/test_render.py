@@ -77,3 +77,26 @@ def test_tone_curve_lightens_mid_tones_and_sharpening_darkens_the_tray_beside_a_
     far = (slice(20, 60), slice(20, 60))
     assert sharp[beside].mean() < base[beside].mean() - 3
     assert abs(float(sharp[far].mean()) - float(base[far].mean())) < 1.5
+
+
+def test_cubes_in_a_pile_darken_each_others_tops() -> None:
+    """Ambient occlusion: a top with neighbours all round is darker than a lone one, and only
+    cube pixels change (the floor keeps its own contact shading)."""
+    setup = rd.condition("ring", SIZE)
+    rng = np.random.default_rng(4)
+    edge = setup.cube_mm
+    pile = [rd.make_cube(setup, rng, "yellow", dx * 1.05 * edge, dy * 1.05 * edge)
+            for dx in (-1, 0, 1) for dy in (-1, 0, 1)]
+    lone = rd.make_cube(setup, rng, "yellow", 80.0, 40.0)
+    shaded, truth = rd.render(setup, [*pile, lone], seed=4)
+    plain, _ = rd.render(replace(setup, crowd_shade=0.0), [*pile, lone], seed=4)
+
+    def top(img: np.ndarray, i: int) -> float:
+        x, y = (round(v) for v in truth.cubes[i]["center_px"])
+        return float(img[y - 2 : y + 3, x - 2 : x + 3].mean())
+
+    assert top(shaded, 4) < 0.96 * top(plain, 4)  # the middle of the pile
+    assert top(shaded, 9) > 0.99 * top(plain, 9)  # the lone cube
+    assert top(shaded, 4) < 0.96 * top(shaded, 9)
+    far = (slice(20, 60), slice(20, 60))
+    assert abs(float(shaded[far].mean()) - float(plain[far].mean())) < 0.5
