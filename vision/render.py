@@ -447,9 +447,10 @@ def _shade_crowds(setup: Setup, canvas: _Canvas, n: int) -> None:
     """Darken each cube's pixels by how much of their surroundings other cubes fill."""
     sigma = 0.6 * setup.cube_mm * setup.px_per_mm
     reach = int(3 * sigma)
-    on_cube = (canvas.ids >= 0).astype(np.float32)
+    covered = canvas.ids >= 0
+    on_cube = covered.astype(np.float32)
     h, w = on_cube.shape
-    ys, xs = np.nonzero(canvas.ids >= 0)
+    ys, xs = np.nonzero(covered)
     ids = canvas.ids[ys, xs]
     for i in range(n):
         mine = ids == i
