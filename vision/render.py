@@ -593,6 +593,8 @@ def _truth(
                 "color": cube.colour,
                 "center_px": [round(float(centre[0]), 1), round(float(centre[1]), 1)],
                 "visible_fraction": round(frac, 4),
+                "visible_px": round(float(visible[i]), 1),
+                "alone_px": round(float(alone[i]), 1),
                 "pose": cube.pose,
             }
         )

@@ -13,7 +13,7 @@ import pytest
 from vision import COLOURS, Counter, VisionError, calibrate
 from vision import render as rd
 from vision.calibrate import Sample
-from vision.count import Blob, beam_confidence, beam_fix, read_blob
+from vision.count import BEAM_FLOOR, REVIEW_BELOW, Blob, beam_confidence, beam_fix, read_blob
 
 from .conftest import drop, rendered_counter
 
@@ -256,11 +256,19 @@ def test_an_l_of_three_flush_cubes_counts_three_by_its_shape() -> None:
 def test_more_than_a_cube_in_a_shape_no_cube_has_reads_as_two_overlapping_and_asks() -> None:
     # A lone cube is square from above, even tilted; two overlapping hide part of each other, so
     # a long or dented blob of 1.15-1.6 cube areas is most often two (10 of 11 in rendered drops).
-    for area, long_side, solidity in ((1.22, 1.7, 0.9), (1.5, 1.8, 0.86)):
-        n, confidence, _ = read_blob(area, long_side, 1.0, solidity, 0.8)
-        assert n == 2 and confidence < 0.9
+    n, confidence, _ = read_blob(1.22, 1.7, 1.0, 0.9, 0.8)
+    assert n == 2 and confidence < 0.9
+    # Half again a cube's area, long or dented: two (24 of 24), and too long to be one tilted.
+    assert read_blob(1.5, 1.8, 1.0, 0.86, 0.8)[:2] == (2, 0.9)
+    assert read_blob(1.4, 1.6, 1.0, 0.85, 0.8)[0] == 2
     # Barely more than one cube's area in a long shape stays one, and asks.
     assert read_blob(1.05, 1.7, 1.0, 0.9, 0.8)[:2] == (1, 0.5)
     # A square of that area is one tilted cube.
     assert read_blob(1.5, 1.3, 1.2, 0.95, 0.9)[0] == 1
 
+
+
+def test_a_part_of_a_cube_counts_one_and_asks_unless_the_beam_agrees() -> None:
+    # Half a black or white cube's area, the rest in shade or glare: one cube most often.
+    n, confidence, _ = read_blob(0.45, 0.8, 0.6, 0.9, 0.8)
+    assert n == 1 and BEAM_FLOOR <= confidence < REVIEW_BELOW
