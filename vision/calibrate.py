@@ -245,6 +245,11 @@ LIFT_MIN_TOP = 12
 """Fewest half-scale pixels a lifted top must cover (a cube's top covers about 60)."""
 LIFT_MIN_STEP = 0.015
 """Least lightening over the bare tray's that a colour's tops must show to be found by it."""
+LIFT_SHARE = 0.35
+"""Where the level lies from the lightest bare tray to the calibration tops: below halfway,
+since tops in a pile are shaded by their neighbours (about 5% darker than a lone one). Against
+halfway it cut the mean error of white on a light tray and black on a dark tray by 10-35% in
+3 x 20 rendered drops each, with every calibration photo still counted right."""
 
 AREA_RIDGE = (0.0, 0.2, 0.2, 0.4, 0.4, 0.4)
 """Ridge weights on the area map's terms (1, u, v, u^2, uv, v^2), against a map that bends wildly
@@ -387,11 +392,11 @@ class _Calibration:
     ) -> tuple[Profile, Profile] | None:
         """Find a colour the tray test swallows by its tops, lit a little lighter than the tray.
 
-        The level lies halfway between the lightest the bare tray gets in the other colours'
-        photos and the tops in the colour's own photo. It is kept only if every calibration
-        photo then counts right; the colour still always asks (it is told from the tray by a
-        few percent of lightness), but its counts are no longer lost. Returns the profile
-        with the level, before and after grading, or None.
+        The level lies between the lightest the bare tray gets in the other colours' photos
+        and the tops in the colour's own photo (:data:`LIFT_SHARE` of the way up). It is kept
+        only if every calibration photo then counts right; the colour still always asks (it is
+        told from the tray by a few percent of lightness), but its counts are no longer lost.
+        Returns the profile with the level, before and after grading, or None.
         """
         counter = Counter(graded)
         cls = counter.names.index(colour) + 1
@@ -415,7 +420,7 @@ class _Calibration:
         level = float(np.median([own[comp == j].mean() for j in tops]))
         if level - floor < LIFT_MIN_STEP:
             return None
-        lift = round(floor + 0.5 * (level - floor), 4)
+        lift = round(floor + LIFT_SHARE * (level - floor), 4)
         base = _changed(profile, colour, lift=lift)
         lifted = self._graded(base, work)
         for s, got in zip(self.samples, self.verified, strict=True):

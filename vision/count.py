@@ -31,8 +31,9 @@ NOISE_FRACTION = 0.3
 SLIVER_FRACTION = 0.1
 """Smaller blobs are specks; from here to :data:`NOISE_FRACTION`, against another colour, they
 may be the corner of a cube lying almost wholly under it."""
-SLIVER_CONFIDENCE = 0.8
-"""Such a sliver is counted as a cube but asks, unless the exit beam's total agrees."""
+SLIVER_CONFIDENCE = 0.65
+"""Such a sliver is counted as a cube and asks, even when the exit beam's total agrees: where one
+cube hides under another, others may too, so errors that cancel are likelier there."""
 PARTIAL_FRACTION = 0.62
 """Blobs between noise and this are a cube mostly hidden, or not a cube: always doubtful."""
 BETWEEN = -1

@@ -167,7 +167,7 @@ def test_a_total_the_beam_confirms_settles_one_doubt_but_not_two() -> None:
     # Two doubts may be wrong both ways at once: 0.6 x 0.6 against 2 x 0.2 x 0.2 more.
     two, each = beam_confidence([*sure, _blob(3, 0.6), _blob(2, 0.6)])
     assert 0.75 < two < 0.9 and max(each[-2:]) < 0.9
-    # A pile that may hide a cube, and a sliver counted as one: a right total clears both.
+    # A pile that may hide a cube, and a part of a cube counted as one: a right total clears both.
     assert beam_confidence([*sure, _blob(5, 0.99, hidden=0.06)])[0] > 0.99
     assert beam_confidence([*sure, _blob(1, 0.8)])[0] > 0.99
     assert beam_confidence([]) == (1.0, [])
