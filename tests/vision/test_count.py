@@ -267,7 +267,6 @@ def test_more_than_a_cube_in_a_shape_no_cube_has_reads_as_two_overlapping_and_as
     assert read_blob(1.5, 1.3, 1.2, 0.95, 0.9)[0] == 1
 
 
-
 def test_a_part_of_a_cube_counts_one_and_asks_unless_the_beam_agrees() -> None:
     # Half a black or white cube's area, the rest in shade or glare: one cube most often.
     n, confidence, _ = read_blob(0.45, 0.8, 0.6, 0.9, 0.8)
