@@ -20,10 +20,12 @@ import cv2
 import numpy as np
 
 from vision import pixels
-from vision.cues import neck_count, seam_pieces
+from vision.cues import neck_count, piece_elongation, seam_pieces
 from vision.profile import COLOURS, Profile, VisionError
 
 _KERNEL = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
+Pieces = tuple[np.ndarray, np.ndarray, np.ndarray]
+"""A blob's seam-cut pieces: area, summed lightness and elongation of each."""
 REVIEW_BELOW = 0.9
 """Results whose confidence is under this ask a person to check them."""
 NOISE_FRACTION = 0.3
@@ -53,6 +55,11 @@ FLAT_TOP = (0.94, 1.1)
 """Lightness (over a flat top's at calibration) that a flat-lying top shows anywhere on the tray:
 fewer than 1 in 100 of them fall outside, while most cubes on an edge or a corner turn their
 largest face from an overhead light enough to fall below (0.8-0.94 under a ring light)."""
+PAIR_ELONGATION = 1.4
+"""Two flat tops side by side in one seam-cut piece are twice as long as wide (second-moment
+axes 2 : 1); a piece of two tops' area as compact as a square is one cube standing on a corner,
+its three faces uncut (rendered drops: 218 such pieces of two tops at 1.14-2.6, 3 of a corner
+cube at 1.07-1.12)."""
 WHOLE_TOP = 0.82
 """A seam-cut piece this large (in lone-cube cores) is one cube's whole top even when lit
 unlike a flat one: a cube tilted far enough to show a second face as large as a cube's top (0.6)
@@ -613,9 +620,9 @@ class Counter:
             conf, why = 0.95, COVERED if r_small(why) else MOSTLY_COVERED
         hidden = 0.0
         tilted_read = why.startswith(("one tilted cube, or two", "one cube, larger"))
-        found: list[tuple[np.ndarray, np.ndarray] | None] = []
+        found: list[Pieces | None] = []
 
-        def pieces() -> tuple[np.ndarray, np.ndarray] | None:
+        def pieces() -> Pieces | None:
             """The blob's seam-cut pieces, cut once for both cues below."""
             if not found:
                 assert grey is not None
@@ -665,19 +672,20 @@ class Counter:
 
     def _seam_pieces(
         self, index: int, sub: np.ndarray, grey: np.ndarray, expected: float
-    ) -> tuple[np.ndarray, np.ndarray] | None:
-        """Area and summed lightness of each piece of a blob cut along its seams (None: none)."""
+    ) -> Pieces | None:
+        """Area, summed lightness and elongation (ratio of second-moment axes) of each piece of
+        a blob cut along its seams (None: no piece)."""
         depth = self.profile.colours[index].seam_depth
         pieces, k = seam_pieces(sub, grey, math.sqrt(expected), depth)
         if k == 0:
             return None
         sizes = np.bincount(pieces.ravel(), minlength=k + 1)[1:].astype(np.float64)
         sums = np.bincount(pieces.ravel(), weights=grey.ravel(), minlength=k + 1)[1:]
-        return sizes, sums
+        return sizes, sums, piece_elongation(pieces, k)
 
     def _faces_tilted(
         self, index: int, expected: float,
-        pieces: Callable[[], tuple[np.ndarray, np.ndarray] | None],
+        pieces: Callable[[], Pieces | None],
     ) -> bool:
         """Whether a blob's faces are shaded as a tilted cube's are, not as a flat top.
 
@@ -691,7 +699,7 @@ class Counter:
         cut = pieces()
         if cut is None:
             return False
-        sizes, sums = cut
+        sizes, sums, _ = cut
         big = sizes >= 0.15 * model.core_frac * expected
         if not big.any():
             return False
@@ -702,7 +710,7 @@ class Counter:
 
     def _seam_reading(
         self, index: int, expected: float, ratio: float,
-        pieces: Callable[[], tuple[np.ndarray, np.ndarray] | None],
+        pieces: Callable[[], Pieces | None],
     ) -> tuple[int, float] | None:
         """Cubes in a blob from its seam-cut pieces, when every piece reads cleanly, else None.
 
@@ -716,11 +724,11 @@ class Counter:
         cut = pieces()
         if cut is None:
             return None
-        sizes, sums = cut
+        sizes, sums, elongation = cut
         unit = model.core_frac * expected
         face = model.face_grey * self._gain
         n, conf, kept = 0, 1.0, 0.0
-        for size, total in zip(sizes, sums, strict=True):
+        for size, total, long in zip(sizes, sums, elongation, strict=True):
             q = size / unit
             if q < 0.08:
                 continue  # grain or a glint, not a face
@@ -729,6 +737,8 @@ class Counter:
             m = max(1, round(q))
             if (m == 1 and not 0.6 <= q <= 1.35) or (m > 1 and abs(q - m) > 0.3):
                 return None
+            if m == 2 and long < PAIR_ELONGATION:
+                return None  # one cube on a corner, not two tops
             light = total / size / max(1.0, face)
             if not 0.85 <= light <= 1.18 and q < WHOLE_TOP:
                 return None  # a face turned from the light: part of a tilted cube

@@ -87,3 +87,22 @@ def seam_pieces(
     core = cv2.morphologyEx(core, cv2.MORPH_OPEN, disc)
     n, lab = cv2.connectedComponents(core, connectivity=4)
     return lab, n - 1
+
+
+def piece_elongation(labels: np.ndarray, k: int) -> np.ndarray:
+    """How elongated each of ``k`` labelled pieces is: the ratio of its second-moment axes
+    (1 for a square or a disc, 2 for a 2 x 1 rectangle)."""
+    flat = labels.ravel()
+
+    def per_piece(weights: np.ndarray | None = None) -> np.ndarray:
+        return np.bincount(flat, weights=weights, minlength=k + 1)[1:].astype(np.float64)
+
+    ys, xs = np.indices(labels.shape, dtype=np.float64)
+    xs, ys = xs.ravel(), ys.ravel()
+    n = np.maximum(per_piece(), 1.0)
+    mx, my = per_piece(xs) / n, per_piece(ys) / n
+    vxx = per_piece(xs * xs) / n - mx * mx
+    vyy = per_piece(ys * ys) / n - my * my
+    vxy = per_piece(xs * ys) / n - mx * my
+    half, root = (vxx + vyy) / 2, np.sqrt(((vxx - vyy) / 2) ** 2 + vxy**2)
+    return np.sqrt((half + root + 1e-6) / np.maximum(half - root, 1e-6))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 from pathlib import Path
 
 import cv2
@@ -14,7 +15,7 @@ import pytest
 from vision import Counter, calibrate, load_profile
 from vision import render as rd
 from vision.calibrate import Sample
-from vision.cues import neck_count, seam_pieces
+from vision.cues import neck_count, piece_elongation, seam_pieces
 
 from .conftest import drop
 
@@ -248,3 +249,26 @@ def test_profiles_without_the_seam_fields_still_load(ring: tuple, tmp_path: Path
     img, truth = drop(rd.condition("ring", (640, 480)), 77, {"red": 3, "green": 2}, "scatter")
     assert Counter(old).count(img).counts == truth.counts
     assert cv2 is not None
+
+
+def test_a_piece_of_two_tops_is_long_and_one_of_a_cube_on_its_corner_is_not(ring: tuple) -> None:
+    """Two flat tops uncut by a seam make a 2 x 1 piece; a cube standing on a corner shows three
+    faces of about two tops' area in a compact hexagon, which must not read as two cubes."""
+    labels = np.zeros((40, 60), np.int32)
+    labels[5:15, 5:25] = 1  # 2 x 1
+    labels[20:35, 30:45] = 2  # square
+    cv2.circle(labels, (12, 28), 6, 3, -1)
+    elongation = piece_elongation(labels, 3)
+    assert abs(elongation[0] - 2.0) < 0.05 and elongation[1] < 1.05 and elongation[2] < 1.1
+    _, profile, counter = ring
+    model = profile.colours[0]
+    expected = 400.0
+    unit = model.core_frac * expected
+    counter._gain = 1.0
+
+    def piece(long: float) -> Callable[[], tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        return lambda: (np.array([2 * unit]), np.array([2 * unit * model.face_grey]),
+                        np.array([long]))
+
+    assert counter._seam_reading(0, expected, 2.0, piece(2.0))[0] == 2
+    assert counter._seam_reading(0, expected, 2.0, piece(1.1)) is None
