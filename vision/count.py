@@ -25,7 +25,7 @@ from vision.profile import COLOURS, Profile, VisionError
 
 _KERNEL = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
 Pieces = tuple[np.ndarray, np.ndarray, np.ndarray]
-"""A blob's seam-cut pieces: area, summed lightness and elongation of each."""
+"""A blob's seam-cut pieces: their label image (1..k), and the area and summed lightness of each."""
 REVIEW_BELOW = 0.9
 """Results whose confidence is under this ask a person to check them."""
 NOISE_FRACTION = 0.3
@@ -673,15 +673,15 @@ class Counter:
     def _seam_pieces(
         self, index: int, sub: np.ndarray, grey: np.ndarray, expected: float
     ) -> Pieces | None:
-        """Area, summed lightness and elongation (ratio of second-moment axes) of each piece of
-        a blob cut along its seams (None: no piece)."""
+        """A blob cut along its seams: the pieces' labels, and each one's area and summed
+        lightness (None: no piece)."""
         depth = self.profile.colours[index].seam_depth
         pieces, k = seam_pieces(sub, grey, math.sqrt(expected), depth)
         if k == 0:
             return None
         sizes = np.bincount(pieces.ravel(), minlength=k + 1)[1:].astype(np.float64)
         sums = np.bincount(pieces.ravel(), weights=grey.ravel(), minlength=k + 1)[1:]
-        return sizes, sums, piece_elongation(pieces, k)
+        return pieces, sizes, sums
 
     def _faces_tilted(
         self, index: int, expected: float,
@@ -699,7 +699,7 @@ class Counter:
         cut = pieces()
         if cut is None:
             return False
-        sizes, sums, _ = cut
+        _, sizes, sums = cut
         big = sizes >= 0.15 * model.core_frac * expected
         if not big.any():
             return False
@@ -724,9 +724,12 @@ class Counter:
         cut = pieces()
         if cut is None:
             return None
-        sizes, sums, elongation = cut
+        labels, sizes, sums = cut
         unit = model.core_frac * expected
         face = model.face_grey * self._gain
+        # Measured only where a piece holds two tops' area, the one place it decides.
+        two = np.rint(sizes / unit) == 2
+        elongation = piece_elongation(labels, len(sizes)) if two.any() else np.ones(len(sizes))
         n, conf, kept = 0, 1.0, 0.0
         for size, total, long in zip(sizes, sums, elongation, strict=True):
             q = size / unit

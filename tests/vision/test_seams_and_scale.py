@@ -262,13 +262,13 @@ def test_a_piece_of_two_tops_is_long_and_one_of_a_cube_on_its_corner_is_not(ring
     assert abs(elongation[0] - 2.0) < 0.05 and elongation[1] < 1.05 and elongation[2] < 1.1
     _, profile, counter = ring
     model = profile.colours[0]
-    expected = 400.0
-    unit = model.core_frac * expected
+    expected = 100.0 / model.core_frac  # one top's core: 100 pixels
     counter._gain = 1.0
 
-    def piece(long: float) -> Callable[[], tuple[np.ndarray, np.ndarray, np.ndarray]]:
-        return lambda: (np.array([2 * unit]), np.array([2 * unit * model.face_grey]),
-                        np.array([long]))
+    def one_piece(h: int, w: int) -> Callable[[], tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        labels = np.zeros((30, 30), np.int32)
+        labels[2 : 2 + h, 2 : 2 + w] = 1
+        return lambda: (labels, np.array([h * w], float), np.array([h * w * model.face_grey]))
 
-    assert counter._seam_reading(0, expected, 2.0, piece(2.0))[0] == 2
-    assert counter._seam_reading(0, expected, 2.0, piece(1.1)) is None
+    assert counter._seam_reading(0, expected, 2.0, one_piece(10, 20))[0] == 2
+    assert counter._seam_reading(0, expected, 2.0, one_piece(14, 14)) is None
