@@ -13,7 +13,8 @@ import pytest
 from vision import COLOURS, Counter, VisionError, calibrate
 from vision import render as rd
 from vision.calibrate import Sample
-from vision.count import BEAM_FLOOR, REVIEW_BELOW, Blob, beam_confidence, beam_fix, read_blob
+from vision.count import Blob, read_blob
+from vision.odds import BEAM_FLOOR, REVIEW_BELOW, beam_confidence, beam_fix
 
 from .conftest import drop, rendered_counter
 
