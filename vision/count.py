@@ -345,7 +345,7 @@ class Counter:
         if x1 <= x0 or y1 <= y0:
             return Labelled(labels, al, gain, (0, 0, 0, 0), work)
         crop = labels[y0:y1, x0:x1]
-        present = [int(v) for v in np.flatnonzero(np.bincount(crop.ravel(), minlength=256))]
+        present = [int(v) for v in np.flatnonzero(pixels.label_counts(crop))]
         if len(present) > 1:
             labels[y0:y1, x0:x1] = pixels.majority(crop, present)
         return Labelled(labels, al, gain, (x0, y0, x1, y1), work)
@@ -377,7 +377,7 @@ class Counter:
             x0, y0, x1, y1 = seen.box
             grey = cv2.cvtColor(seen.work[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY)
         self._gain = seen.gain
-        present = np.bincount(labels.ravel(), minlength=256)
+        present = pixels.label_counts(labels)
         joins = self._joinable_unknown(labels, present)
         absorbed = np.zeros(labels.shape, np.uint8)
         for index, name in enumerate(self.names):
@@ -769,7 +769,7 @@ class Counter:
             return []
         if n == 1:
             return [self._detection(name, contour, origin, conf)]
-        ys, xs = np.nonzero(sub)
+        ys, xs = np.nonzero(sub != 0)
         pts = np.stack([xs, ys], 1).astype(np.float32)
         # k-means on a subsample (outlines only need to be about right), then every pixel to
         # its nearest centre by a distance transform: a big pile costs a millisecond, not ten.

@@ -309,13 +309,20 @@ def tray_distance(
 
 
 def label_pixels(
-    d_tray: np.ndarray, colour: np.ndarray, d_colour: np.ndarray, roi: np.ndarray, max_colour: float
+    d_tray: np.ndarray,
+    colour: np.ndarray,
+    d_colour: np.ndarray,
+    roi: np.ndarray | None,
+    max_colour: float,
 ) -> np.ndarray:
     """Tray where the tray explains a pixel at least as well as the nearest colour; else colour.
 
-    ``colour`` holds 1-based colour indices; a pixel neither explains well is ``UNKNOWN``.
+    ``colour`` holds 1-based colour indices; a pixel neither explains well is ``UNKNOWN``;
+    ``roi`` (None: everywhere) is where the tray may hold cubes.
     """
-    tray = (d_tray < TRAY_CORE) | (d_tray <= d_colour) | (roi == 0)
+    tray = (d_tray < TRAY_CORE) | (d_tray <= d_colour)
+    if roi is not None:
+        tray |= roi == 0
     return np.where(tray, TRAY, np.where(d_colour <= max_colour, colour, UNKNOWN)).astype(np.uint8)
 
 
@@ -335,8 +342,8 @@ def inside_tray(
     the exact rule would not.
     """
     l_f, a_f, b_f = cv2.split(lab)
-    l_lo, a_lo, b_lo = cv2.split(lo_b)
-    l_hi, a_hi, b_hi = cv2.split(hi_b)
+    l_lo, a_lo, b_lo = cv2.split(lo_b)[:3]  # a fourth channel, if any, is not the range
+    l_hi, a_hi, b_hi = cv2.split(hi_b)[:3]
     low = cv2.convertScaleAbs(l_lo, alpha=test.ratio_lo * gain, beta=6.0 * test.ratio_lo - 5.0)
     high = cv2.convertScaleAbs(l_hi, alpha=test.ratio_hi * gain, beta=6.0 * test.ratio_hi - 7.0)
     c = int(test.chroma / math.sqrt(2))
@@ -357,18 +364,24 @@ def exact_labels(
     lut_dist: np.ndarray,
     max_colour: float,
 ) -> np.ndarray:
-    """The labelling rule for N pixels: BGR ``px``, their Lab, and the tray range there."""
-    lf = f_lab[:, 0].astype(np.float32) + 6.0
-    dark = lf / (lo[:, 0].astype(np.float32) * gain + 6.0)
-    bright = lf / (hi[:, 0].astype(np.float32) * gain + 6.0)
-    fab = f_lab[:, 1:].astype(np.int16)
-    e = np.maximum(np.maximum(fab - hi[:, 1:], lo[:, 1:] - fab), 0).astype(np.float32)
-    chroma = np.sqrt((e * e).sum(1))
+    """The labelling rule for N pixels: BGR ``px``, their Lab, and the tray range there.
+
+    Each channel is taken apart first: arithmetic on whole columns is several times faster
+    than on the rows' interleaved bytes.
+    """
+    f32 = f_lab.astype(np.float32)
+    lo32 = lo.astype(np.float32)
+    hi32 = hi.astype(np.float32)
+    lf = f32[:, 0] + 6.0
+    dark = lf / (lo32[:, 0] * gain + 6.0)
+    bright = lf / (hi32[:, 0] * gain + 6.0)
+    off = [np.maximum(np.maximum(f32[:, i] - hi32[:, i], lo32[:, i] - f32[:, i]), 0.0)
+           for i in (1, 2)]
+    chroma = np.sqrt(off[0] * off[0] + off[1] * off[1])
     d_tray = tray_distance(dark, bright, chroma, test)
-    q = (px >> 3).astype(np.int32)
-    codes = (q[:, 0] << 10) | (q[:, 1] << 5) | q[:, 2]
-    ones = np.ones(len(px), np.uint8)
-    return label_pixels(d_tray, lut_class[codes] + 1, lut_dist[codes], ones, max_colour)
+    q = px >> 3
+    codes = (q[:, 0].astype(np.int32) << 10) | (q[:, 1].astype(np.int32) << 5) | q[:, 2]
+    return label_pixels(d_tray, lut_class[codes] + 1, lut_dist[codes], None, max_colour)
 
 
 def classify(
@@ -390,7 +403,7 @@ def classify(
     :class:`SparseLabeller`.)
     """
     lo_b, hi_b = tray_range(bg_lab)
-    cand = np.flatnonzero((cv2.bitwise_not(inside_tray(lab, lo_b, hi_b, gain, test)) & roi).ravel())
+    cand = np.flatnonzero((cv2.bitwise_not(inside_tray(lab, lo_b, hi_b, gain, test)) & roi) != 0)
     labels = np.zeros(work.shape[0] * work.shape[1], np.uint8)
     if cand.size:
         labels[cand] = exact_labels(
@@ -414,7 +427,11 @@ range, so pixels it calls tray are tray at full working scale too."""
 
 @dataclass(frozen=True)
 class HalfView:
-    """A frame at half the working scale beside the moved empty tray's range there."""
+    """A frame at half the working scale beside the moved empty tray's range there.
+
+    ``lo`` and ``hi`` hold the range's Lab in their first three channels (four-channel images
+    warp twice as fast as three-channel ones); ``lo``'s fourth is the empty tray's lightness.
+    """
 
     lab: np.ndarray
     lo: np.ndarray
@@ -464,8 +481,9 @@ class SparseLabeller:
         self.ranges = np.ascontiguousarray(packed).view(np.uint64).ravel()
         self.roi = roi.ravel()
         bg_h = cv2.resize(bg_lab, self.half, interpolation=cv2.INTER_AREA)
-        self.bg_h = bg_h
-        self.lo_h, self.hi_h = tray_range(bg_h, 1)
+        lo_h, hi_h = tray_range(bg_h, 1)
+        self.lo_h = np.dstack([lo_h, bg_h[..., 0]])
+        self.hi_h = np.dstack([hi_h, np.zeros_like(bg_h[..., 0])])
         self.roi_h = cv2.resize(roi, self.half, interpolation=cv2.INTER_NEAREST)
         self.loose = TrayTest(
             test.ratio_lo * COARSE_LOOSEN[0],
@@ -483,17 +501,17 @@ class SparseLabeller:
         size = self.half
         flags = cv2.INTER_NEAREST
         rep = cv2.BORDER_REPLICATE
-        bg = cv2.warpAffine(self.bg_h, m_h, size, flags=flags, borderMode=rep)
         lo = cv2.warpAffine(self.lo_h, m_h, size, flags=flags, borderMode=rep)
         hi = cv2.warpAffine(self.hi_h, m_h, size, flags=flags, borderMode=rep)
         roi = cv2.warpAffine(self.roi_h, m_h, size, flags=flags, borderMode=cv2.BORDER_CONSTANT)
         lab = cv2.cvtColor(cv2.resize(work, size, interpolation=cv2.INTER_AREA), cv2.COLOR_BGR2LAB)
-        return HalfView(lab, lo, hi, roi, exposure_gain(lab, bg, roi, step=3))
+        return HalfView(lab, lo, hi, roi, exposure_gain(lab, lo[..., 3:], roi, step=3))
 
     def candidates(self, view: HalfView) -> np.ndarray:
         """Flat indices (sorted) of the working pixels that may not be tray."""
         out = cv2.bitwise_not(inside_tray(view.lab, view.lo, view.hi, view.gain, self.loose))
-        return np.flatnonzero(self.to_full(cv2.dilate(out & view.roi, np.ones((3, 3), np.uint8))))
+        grown = cv2.dilate(out & view.roi, np.ones((3, 3), np.uint8))
+        return np.flatnonzero(self.to_full(grown) != 0)  # on booleans: 8 times faster
 
     def to_full(self, mask: np.ndarray) -> np.ndarray:
         """A half-scale mask at working scale: each coarse pixel stands for the 2 x 2 under it."""
@@ -586,6 +604,14 @@ def components(
     most = ((h + 1) // 2) * ((w + 1) // 2) if connectivity == 8 else (h * w + 1) // 2
     ltype = cv2.CV_16U if most < 65535 else cv2.CV_32S
     return cv2.connectedComponentsWithStats(mask, connectivity=connectivity, ltype=ltype)
+
+
+def label_counts(labels: np.ndarray) -> np.ndarray:
+    """How many pixels hold each label value 0..255 (``np.bincount`` is slower on 8-bit)."""
+    if labels.size == 0:
+        return np.zeros(256, np.int64)
+    hist = cv2.calcHist([np.ascontiguousarray(labels)], [0], None, [256], [0, 256])
+    return hist.ravel().astype(np.int64)
 
 
 def majority(labels: np.ndarray, classes: Sequence[int], k: int = 5) -> np.ndarray:
