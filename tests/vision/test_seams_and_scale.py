@@ -110,6 +110,32 @@ def test_a_cube_almost_hidden_under_another_colour_asks(ring: tuple, offset: flo
     assert counter.count(img, expected_total=2).needs_review
 
 
+def test_a_cube_under_another_colour_showing_only_specks_is_counted_and_asks(
+    ring: tuple,
+) -> None:
+    """A yellow cube lies under a red one among others (a rendered pile): only specks of it
+    show, each too small to be a blob, beside the red and white cubes. Together they are one
+    cube, counted, and the count asks."""
+    setup, _, counter = ring
+
+    def flat(colour: str, x: float, y: float, z: float, c: float, s: float, edge: float) -> rd.Cube:
+        return rd.Cube(colour, (x, y, z), ((c, s, 0.0), (-s, c, 0.0), (0.0, 0.0, 1.0)), edge)
+
+    pile = [
+        flat("white", 19.39, 20.88, 4.89, -0.3618, -0.9323, 9.773),
+        flat("yellow", 15.1, 9.2, 5.14, -0.6167, 0.7872, 10.287),
+        flat("black", 23.73, 0.74, 4.86, -0.5221, 0.8529, 9.729),
+        flat("red", 14.32, 7.91, 15.21, 0.1415, 0.9899, 9.852),
+        flat("white", 3.23, 6.81, 5.11, 0.8912, 0.4536, 10.218),
+    ]
+    for seed in range(3):
+        img, truth = rd.render(setup, pile, seed=seed)
+        assert truth.cubes[1]["visible_fraction"] < 0.25
+        res = counter.count(img)
+        assert res.counts == truth.counts, (seed, res.counts, res.reasons)
+        assert res.needs_review and any("specks" in r for r in res.reasons), res.reasons
+
+
 def test_white_cubes_on_an_edge_count_without_asking(ring: tuple) -> None:
     """Under a ring light a white cube on its edge shows faces only 6-10% darker than a flat
     top: enough to tell it from two stacked cubes, whose top is lit flat."""

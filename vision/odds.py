@@ -1,0 +1,126 @@
+"""How likely a drop's blob readings are to be wrong, alone and given the exit beam's total.
+
+A reading errs by a cube either way, and a pile may hide one more under its top. The exit beam
+counts the cubes going in: a total that agrees leaves only errors that cancel, and one that
+differs points at the likeliest blob to change.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Protocol
+
+import numpy as np
+
+REVIEW_BELOW = 0.9
+"""Results whose confidence is under this ask a person to check them."""
+
+
+class Reading(Protocol):
+    """What the odds need of a blob's reading."""
+
+    @property
+    def n(self) -> int: ...
+
+    @property
+    def confidence(self) -> float: ...
+
+    @property
+    def hidden(self) -> float: ...
+
+
+HIDDEN_RISK = 0.015
+"""Chance, per cube touching another in a pile, that one more lies unseen beneath them."""
+
+
+BEAM_FIX_MAX = 2
+"""Largest difference from the beam's total that the counter tries to explain blob by blob."""
+
+
+def beam_fix(blobs: Sequence[Reading], shortfall: int) -> list[int] | None:
+    """The likeliest change (-1, 0 or +1 cube) of each blob that makes the total ``shortfall``
+    more, by :func:`miscount_odds`; None when a cube no blob shows (wholly hidden, of unknown
+    colour) explains it as well, or the difference is too large to explain."""
+    if not 0 < abs(shortfall) <= BEAM_FIX_MAX or not blobs:
+        return None
+    touching = sum(b.n for b in blobs if b.n >= 2)
+    unseen = max(HIDDEN_RISK, HIDDEN_RISK * touching)
+    # Max-product over blobs, the state being the change so far (offset by BEAM_FIX_MAX).
+    width = 2 * BEAM_FIX_MAX + 1
+    best = np.full(width, -np.inf)
+    best[BEAM_FIX_MAX] = 0.0
+    steps: list[np.ndarray] = []
+    for blob in blobs:
+        logs = np.log(np.maximum(miscount_odds(blob), 1e-300))
+        nxt, pick = np.full(width, -np.inf), np.zeros(width, np.int8)
+        for e in (-1, 0, 1):
+            moved = np.full(width, -np.inf)
+            if e < 0:
+                moved[:-1] = best[1:]
+            elif e > 0:
+                moved[1:] = best[:-1]
+            else:
+                moved = best.copy()
+            better = moved + logs[e + 1] > nxt
+            nxt[better], pick[better] = moved[better] + logs[e + 1], e
+        best = nxt
+        steps.append(pick)
+    target = BEAM_FIX_MAX + shortfall
+    if not np.isfinite(best[target]):
+        return None
+    if shortfall > 0 and best[target - 1] + math.log(unseen) >= best[target] + math.log(
+            1.0 - unseen):
+        return None  # a cube nobody sees is as likely as any blob's miscount
+    changes, state = [], target
+    for pick in reversed(steps):
+        e = int(pick[state])
+        changes.append(e)
+        state -= e
+    return changes[::-1]
+
+
+def hidden_risk(n: int) -> float:
+    """Chance that a pile whose top reads as ``n`` cubes (area and seams or cores agreeing)
+    hides one more: the most such a reading can be trusted."""
+    return HIDDEN_RISK * (n - 1)
+
+
+BEAM_FLOOR = 0.7
+"""Blob confidence under which a reading asks for review even when the exit beam's total agrees."""
+
+
+def miscount_odds(blob: Reading) -> tuple[float, float, float]:
+    """Chances that a blob holds one cube fewer, exactly as many, or one more than it was read
+    as: a pile may hide one more; any other doubt goes either way."""
+    rest = 1.0 - blob.confidence
+    return rest / 2, blob.confidence * (1.0 - blob.hidden), rest / 2 + blob.confidence * blob.hidden
+
+
+def beam_confidence(blobs: Sequence[Reading]) -> tuple[float, list[float]]:
+    """Chance that every reading is right given that their total is right (the exit beam
+    agrees), and each blob's own chance on that condition.
+
+    Readings err independently by a cube either way (:func:`miscount_odds`); a right total
+    leaves only errors that cancel out.
+    """
+    if not blobs:
+        return 1.0, []
+    odds = [np.array(miscount_odds(b)) for b in blobs]
+    spread = np.ones(1)
+    for o in odds:
+        spread = np.convolve(spread, o)
+    right_total = float(spread[len(blobs)])  # the middle: errors summing to zero
+    all_right = float(np.prod([o[1] for o in odds]))
+    each = []
+    for i, o in enumerate(odds):
+        if o[1] >= REVIEW_BELOW:
+            each.append(float(o[1]))  # sure alone; the right total only confirms it
+            continue
+        # This blob right and the others summing to zero, over a right total.
+        others = np.ones(1)
+        for j, q in enumerate(odds):
+            if j != i:
+                others = np.convolve(others, q)
+        each.append(float(o[1] * others[len(blobs) - 1] / max(right_total, 1e-12)))
+    return all_right / max(right_total, 1e-12), each
