@@ -386,7 +386,7 @@ class Counter:
         for index, name in enumerate(self.names):
             # Specks of a chromatic colour may together be a cube hidden under another.
             least = SLIVER_FRACTION if self.chromatic[index] else NOISE_FRACTION
-            if present[index + 1] < least * 0.5 * self.profile.colours[index].area:
+            if present[index + 1] < self._min_pixels(index, least):
                 continue
             found = self._colour_blobs(labels, index, joins.get(index + 1), absorbed, base, grey)
             for blob, dets in found:
@@ -444,9 +444,10 @@ class Counter:
             },
         )
 
-    def _min_pixels(self, index: int) -> float:
-        """Fewest pixels of a colour worth looking at (half the noise size of a small cube)."""
-        return NOISE_FRACTION * self.profile.colours[index].area * 0.5
+    def _min_pixels(self, index: int, fraction: float = NOISE_FRACTION) -> float:
+        """Fewest pixels of a colour worth looking at for ``fraction`` of a cube (half that
+        many of the colour's mean cube: a cube may be smaller where it lies)."""
+        return fraction * self.profile.colours[index].area * 0.5
 
     def _colour_blobs(
         self,
