@@ -25,7 +25,8 @@ import cv2
 import numpy as np
 
 from vision import pixels
-from vision.count import Counter, area_basis, basis_at
+from vision.areamap import SPREAD, AreaMap, fit_area_map
+from vision.count import Counter
 from vision.cues import SEAM_DEPTH, seam_hat, seam_pieces
 from vision.profile import COLOURS, ColourModel, Profile, VisionError, encode_background
 
@@ -251,28 +252,24 @@ since tops in a pile are shaded by their neighbours (about 5% darker than a lone
 halfway it cut the mean error of white on a light tray and black on a dark tray by 10-35% in
 3 x 20 rendered drops each, with every calibration photo still counted right."""
 
-AREA_RIDGE = (0.0, 0.2, 0.2, 0.4, 0.4, 0.4)
-"""Ridge weights on the area map's terms (1, u, v, u^2, uv, v^2), against a map that bends wildly
-where no calibration cube lay. Weak, as a prior on terms of the size perspective gives (a cube
-shows 10-25% more area toward the tray's edges): ten times stronger flattened the map, and lone
-cubes read 0.96 areas at the centre and 1.1 at the edges."""
 PERSPECTIVE_PRIOR = 0.05
-"""Weight pulling a colour's share of the area map toward 1 (all of it): one photo of a few
+"""Weight pulling a colour's share of the side faces toward 1 (all of them): one photo of a few
 cubes near the centre says little about the edges."""
 
 
-def _perspective(
-    poly: np.ndarray, items: list[tuple[float, float, float, int]], size: tuple[int, int]
+def _share(
+    area_map: AreaMap, items: list[tuple[float, float, float, int]], size: tuple[int, int]
 ) -> tuple[float, float]:
-    """How much of the shared area map one colour's cubes follow (least squares, shrunk to 1),
-    and the colour's one-cube area with that share."""
-    d = np.array([max(0.5, float(poly @ basis_at(x, y, size))) - 1.0 for _, x, y, _ in items])
-    per_cube = np.array([a / n for a, _, _, n in items])
-    unit = float(np.median(per_cube / (1.0 + d)))
-    y = per_cube / unit - 1.0
-    k = float(np.clip((float(d @ y) + PERSPECTIVE_PRIOR) / (float(d @ d) + PERSPECTIVE_PRIOR),
-                      0.0, 1.5))
-    return k, float(np.median(per_cube / (1.0 + k * d)))
+    """How much of its side faces one colour's mask holds (least squares, shrunk to all of
+    them: a black cube's side faces off axis are as dark as a shadow and read as tray), and the
+    colour's top area at the image centre."""
+    top = np.array([area_map.top(x, y, size) for _, x, y, _ in items])
+    side = np.array([SPREAD * area_map.shift(x, y) for _, x, y, _ in items])
+    per_cube = np.array([a / n for a, _, _, n in items]) / top
+    unit = float(np.median(per_cube / (1.0 + side)))
+    y = per_cube / unit - 1.0 - side
+    k = float(np.clip(1.0 + float(side @ y) / (float(side @ side) + PERSPECTIVE_PRIOR), 0.0, 1.5))
+    return k, float(np.median(per_cube / (1.0 + k * side)))
 
 
 def _robust_gaussian(lab: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -372,7 +369,7 @@ class _Calibration:
             roi=tuple(tuple(p) for p in roi_poly),  # type: ignore[arg-type]
             ratio_range=(tray.ratio_lo, tray.ratio_hi),
             chroma_limit=tray.chroma,
-            area_poly=(1.0, 0.0, 0.0, 0.0, 0.0, 0.0),
+            area_map=AreaMap(),
             colours=models,
         )
         graded = self._graded(profile, work)
@@ -535,7 +532,7 @@ class _Calibration:
         return _components(mask, np.full_like(mask, 255), 0.0)
 
     def _fit_areas(self, profile: Profile, work: list[np.ndarray]) -> Profile:
-        """Fit one-cube area per colour and a shared quadratic map of area over the image."""
+        """Fit one-cube area per colour and the camera geometry that scales it over the image."""
         counter = Counter(profile)
         size = profile.work_size
         per: dict[str, list[tuple[float, float, float, int]]] = {c: [] for c in COLOURS}
@@ -557,32 +554,21 @@ class _Calibration:
             if ns.sum() != s.n:
                 continue
             per[s.colour] += [(b[0], b[1], b[2], int(k)) for b, k in zip(big, ns, strict=True)]
-        poly = np.array([1.0, 0, 0, 0, 0, 0])
-        unit_area = {}
-        for _ in range(3):
-            rows, ys = [], []
-            for colour, items in per.items():
-                if not items:
-                    continue
-                g = np.array([max(0.5, float(poly @ basis_at(x, y, size))) for _, x, y, _ in items])
-                per_cube = np.array([a / k for a, _, _, k in items])
-                unit_area[colour] = float(np.median(per_cube / g))
-                for a, x, y, k in items:
-                    rows.append(basis_at(x, y, size))
-                    ys.append(a / k / unit_area[colour])
-            if len(rows) < 8:
-                break
-            a_m, y_v = np.array(rows), np.array(ys)
-            ridge = np.diag(AREA_RIDGE)
-            poly = np.linalg.solve(a_m.T @ a_m + ridge, a_m.T @ y_v)
-            # Normalised so the map's median over the floor is 1 (every 4th pixel is plenty).
-            grid = np.tensordot(poly, area_basis(size, 4), 1)
-            inside = pixels.roi_mask(profile.roi, size)[::4, ::4] > 0
-            poly = poly / float(np.median(grid[inside]))
-        follow = {}
-        for colour, items in per.items():
-            if items:
-                follow[colour], unit_area[colour] = _perspective(poly, items, size)
+        chromatic = [(c, a / k, x, y) for c, items in per.items() if c not in ACHROMATIC
+                     for a, x, y, k in items]
+        area_map, unit_area = fit_area_map(
+            chromatic or [(c, a / k, x, y) for c, items in per.items() for a, x, y, k in items],
+            size,
+        )
+        follow = {c: 1.0 for c in unit_area}
+        for colour in ACHROMATIC:
+            if per[colour]:
+                follow[colour], unit_area[colour] = _share(area_map, per[colour], size)
+        # Areas are given at the floor's median spot, as the map's scale is 1 there.
+        floor = np.argwhere(pixels.roi_mask(profile.roi, size)[::4, ::4] > 0) * 4
+        level = float(np.median([area_map.scale(x, y, 1.0, size) for y, x in floor]))
+        area_map = replace(area_map, level=level)
+        unit_area = {c: a * level for c, a in unit_area.items()}
         models = []
         fallback = float(np.median(list(unit_area.values()))) if unit_area else TARGET_SIDE**2
         for m in profile.colours:
@@ -594,7 +580,7 @@ class _Calibration:
                     perspective=follow.get(m.name, 1.0),
                 )
             )
-        return replace(profile, area_poly=tuple(float(v) for v in poly), colours=tuple(models))
+        return replace(profile, area_map=area_map, colours=tuple(models))
 
     def _seam_stats(self, profile: Profile, work: list[np.ndarray]) -> Profile:
         """How dark a seam must be, how much of a lone cube survives seam cutting, and how light

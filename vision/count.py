@@ -131,23 +131,6 @@ class CountResult:
         }
 
 
-def area_basis(size: tuple[int, int], step: int = 1) -> np.ndarray:
-    """The quadratic basis [1, u, v, u^2, uv, v^2] over the working image (every ``step``-th
-    pixel each way), u, v in [-1, 1]."""
-    w, h = size
-    u = (np.arange(0, w, step, dtype=np.float32) - w / 2) / (w / 2)
-    v = (np.arange(0, h, step, dtype=np.float32) - h / 2) / (h / 2)
-    uu, vv = np.meshgrid(u, v)
-    return np.stack([np.ones_like(uu), uu, vv, uu * uu, uu * vv, vv * vv])
-
-
-def basis_at(x: float, y: float, size: tuple[int, int]) -> np.ndarray:
-    """The area basis at one working-image point."""
-    w, h = size
-    u, v = (x - w / 2) / (w / 2), (y - h / 2) / (h / 2)
-    return np.array([1.0, u, v, u * u, u * v, v * v])
-
-
 def read_blob(
     area_ratio: float, long_side: float, short_side: float, solidity: float, fill: float = 0.0
 ) -> tuple[int, float, str]:
@@ -328,8 +311,8 @@ class Counter:
     def expected_area(self, colour: int, x: float, y: float) -> float:
         """One cube's expected area (working pixels) of a colour at a working-image point."""
         model = self.profile.colours[colour]
-        g = float(np.dot(self.profile.area_poly, basis_at(x, y, self.size)))
-        return model.area * float(np.clip(1.0 + model.perspective * (g - 1.0), 0.5, 2.0))
+        grow = self.profile.area_map.scale(x, y, model.perspective, self.size)
+        return model.area * min(2.0, max(0.5, grow))
 
     def labels(self, frame: np.ndarray) -> Labelled:
         """Label every working pixel: 0 tray, 1..6 a colour (profile order), 255 unknown."""

@@ -17,11 +17,13 @@ from typing import Any
 import cv2
 import numpy as np
 
+from vision.areamap import AreaMap
+
 COLOURS: tuple[str, ...] = ("red", "yellow", "blue", "green", "black", "white")
 """The cube colours, in the order every count reports them."""
 
 PROFILE_FORMAT = "tabletop-companion/vision-profile"
-PROFILE_VERSION = 1
+PROFILE_VERSION = 2
 
 
 class VisionError(Exception):
@@ -32,9 +34,9 @@ class VisionError(Exception):
 class ColourModel:
     """One cube colour as the camera sees it: a Gaussian in OpenCV's 8-bit Lab space.
 
-    ``area`` is the area in working pixels one cube of this colour covers at the image centre of
-    the area map; ``reliable`` is false when calibration could not tell it from the tray or from
-    another colour, and then every count asks for review.
+    ``area`` is the area in working pixels one lone cube of this colour covers at the tray
+    floor's median spot, where the area map's scale is 1; ``reliable`` is false when calibration
+    could not tell it from the tray or from another colour, and then every count asks for review.
     """
 
     name: str
@@ -53,7 +55,7 @@ class ColourModel:
     """Darkening (share of face lightness) that marks a seam between touching cubes: above what
     a lone cube's grain and noise reach at calibration (0: seams are not used)."""
     perspective: float = 1.0
-    """How much of the shared area map this colour follows: a black cube's side faces, seen off
+    """How much of its side faces this colour's pixels hold: a black cube's side faces, seen off
     axis, are as dark as a shadow and read as tray, so its area grows less toward the edges."""
     lift: float = 0.0
     """Lightness over the tray's (a ratio) from which a tray-coloured patch is this colour's top
@@ -71,7 +73,7 @@ class Profile:
     roi: tuple[tuple[int, int], ...]
     ratio_range: tuple[float, float]
     chroma_limit: float
-    area_poly: tuple[float, ...]
+    area_map: AreaMap
     colours: tuple[ColourModel, ...]
     version: int = PROFILE_VERSION
     meta: dict[str, Any] = field(default_factory=dict)
@@ -189,6 +191,23 @@ def _colour_from_json(data: Any) -> ColourModel:
     )
 
 
+def _area_map_from_json(data: Any) -> AreaMap:
+    if not isinstance(data, dict):
+        raise ValueError("field 'area_map' must be an object")
+    lift = float(_need(data, "lift", (int, float)))
+    level = float(_need(data, "level", (int, float)))
+    if not 0 <= lift < 1:
+        raise ValueError("field 'area_map.lift' must be between 0 and 1")
+    if not level > 0:
+        raise ValueError("field 'area_map.level' must be positive")
+    return AreaMap(
+        nadir=_numbers(data.get("nadir"), "area_map.nadir", 2),  # type: ignore[arg-type]
+        lift=lift,
+        slope=_numbers(data.get("slope"), "area_map.slope", 2),  # type: ignore[arg-type]
+        level=level,
+    )
+
+
 def profile_from_json(data: Any) -> Profile:
     """Validate a decoded JSON document and build the profile; ``ValueError`` says what is wrong."""
     if not isinstance(data, dict):
@@ -197,7 +216,10 @@ def profile_from_json(data: Any) -> Profile:
         raise ValueError(f"not a vision profile (format must be '{PROFILE_FORMAT}')")
     version = _need(data, "version", int)
     if version != PROFILE_VERSION:
-        raise ValueError(f"profile version {version} is not supported (expected {PROFILE_VERSION})")
+        raise ValueError(
+            f"profile version {version} is not supported (expected {PROFILE_VERSION}): "
+            "calibrate again"
+        )
     size = _numbers(data.get("image_size"), "image_size", 2)
     if min(size) < 16 or any(v != int(v) for v in size):
         raise ValueError("field 'image_size' must be two whole numbers >= 16")
@@ -214,7 +236,7 @@ def profile_from_json(data: Any) -> Profile:
     chroma = float(_need(data, "chroma_limit", (int, float)))
     if not chroma > 0:
         raise ValueError("field 'chroma_limit' must be positive")
-    poly = _numbers(data.get("area_poly"), "area_poly", 6)
+    area_map = _area_map_from_json(data.get("area_map"))
     colours = tuple(_colour_from_json(c) for c in _need(data, "colours", list))
     if sorted(c.name for c in colours) != sorted(COLOURS):
         raise ValueError(f"field 'colours' must describe each of {', '.join(COLOURS)} once")
@@ -228,7 +250,7 @@ def profile_from_json(data: Any) -> Profile:
         roi=roi,  # type: ignore[arg-type]
         ratio_range=(lo, hi),
         chroma_limit=chroma,
-        area_poly=poly,
+        area_map=area_map,
         colours=colours,
         version=version,
         meta=meta,

@@ -17,7 +17,7 @@ def test_round_trip_keeps_every_field(ring: tuple, tmp_path: Path) -> None:
     profile.save(path)
     again = load_profile(path)
     assert json.loads(json.dumps(again.to_json())) == json.loads(path.read_text())
-    assert again.colours == profile.colours and again.area_poly == profile.area_poly
+    assert again.colours == profile.colours and again.area_map == profile.area_map
     assert again.version == PROFILE_VERSION
 
 
@@ -32,6 +32,7 @@ def _write(tmp_path: Path, data: object) -> Path:
     [
         (lambda d: d.pop("colours"), "colours"),
         (lambda d: d.update(version=99), "version 99"),
+        (lambda d: d.update(version=1), "calibrate again"),
         (lambda d: d.update(format="other"), "not a vision profile"),
         (lambda d: d.update(scale=7), "scale"),
         (lambda d: d.update(ratio_range=[1.2, 0.9]), "ratio_range"),
@@ -42,7 +43,9 @@ def _write(tmp_path: Path, data: object) -> Path:
         ),
         (lambda d: d["colours"].pop(), "each of"),
         (lambda d: d.update(background_png="AAAA"), "background_png"),
-        (lambda d: d.update(area_poly=[1, 2]), "area_poly"),
+        (lambda d: d.update(area_map=[1, 2]), "area_map"),
+        (lambda d: d["area_map"].update(nadir=[1]), "area_map.nadir"),
+        (lambda d: d["area_map"].update(lift=-0.1), "area_map.lift"),
         (lambda d: d["colours"][5].update(lift=-1.0), "lift"),
     ],
 )

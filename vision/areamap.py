@@ -1,0 +1,124 @@
+"""The area a cube covers at each spot of the image, from the camera's geometry.
+
+A pinhole camera sees a cube's top and, off axis, the side faces turned toward the point under
+the lens (the nadir). The top is shifted away from the nadir by lift x distance cube sides
+(lift = 1 / focal length), so the side faces add that shift times the cube's width across it:
+for a lone cube, on average over its turn, 4/pi x lift x distance of its top's area. A pile
+shows only its outline's side faces, fewer per cube. A tilted camera also sees the far side of
+the tray smaller (a slope). Four numbers say all that, so a few calibration cubes fix them; the
+free quadratic map used before bent where no calibration cube lay (lone cubes near the sample's
+corners read up to 1.27 cube areas, and their spread was twice what the geometry leaves).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+SPREAD = 4.0 / math.pi
+"""Mean over a cube's turn of its width across the nadir's direction, in sides."""
+SLOPE_RIDGE = 0.25
+"""Ridge weight on the slope terms, so a few cubes near the centre do not make up a tilt."""
+OUTLIER_MAD = 3.0
+"""Calibration cubes further than this many deviations from the first fit are left out of the
+second (two cubes read as one, a cube on its edge)."""
+MIN_CUBES = 6
+"""Fewest calibration cubes the geometry is fitted from; with fewer the map stays flat."""
+
+
+@dataclass(frozen=True)
+class AreaMap:
+    """How a cube's area changes over the working image.
+
+    ``nadir``: the working-image point under the lens; ``lift``: how far a cube's top is shifted
+    from its base per pixel of distance from the nadir, in cube sides; ``slope``: the top's
+    log-area change across the image's width and height; ``level``: the lone-cube scale at the
+    median spot of the tray floor, where a colour's ``area`` is given."""
+
+    nadir: tuple[float, float] = (0.0, 0.0)
+    lift: float = 0.0
+    slope: tuple[float, float] = (0.0, 0.0)
+    level: float = 1.0
+
+    def top(self, x: float, y: float, size: tuple[int, int]) -> float:
+        """A top face's area at (x, y), as a share of a lone cube's at the floor's median spot."""
+        w, h = size
+        return math.exp(self.slope[0] * (x / w - 0.5) + self.slope[1] * (y / h - 0.5)) / self.level
+
+    def shift(self, x: float, y: float) -> float:
+        """How far a cube's top at (x, y) lies from its base, in cube sides."""
+        return self.lift * math.hypot(x - self.nadir[0], y - self.nadir[1])
+
+    def scale(self, x: float, y: float, share: float, size: tuple[int, int]) -> float:
+        """A lone cube's area at (x, y), as a share of its area at the floor's median spot, for a
+        colour that shows ``share`` of its side faces (their mean over the cube's turn)."""
+        return self.top(x, y, size) * (1.0 + share * SPREAD * self.shift(x, y))
+
+
+def _design(colours: Sequence[str], xs: np.ndarray, ys: np.ndarray, size: tuple[int, int]
+            ) -> np.ndarray:
+    """Columns: one intercept (log top area) per colour, then the two slope terms."""
+    names = sorted(set(colours))
+    onehot = np.array([[float(c == n) for n in names] for c in colours])
+    return np.c_[onehot, xs / size[0] - 0.5, ys / size[1] - 0.5]
+
+
+def _best(logs: np.ndarray, design: np.ndarray, xs: np.ndarray, ys: np.ndarray,
+          nadirs: np.ndarray, lifts: np.ndarray) -> tuple[float, float, float, np.ndarray]:
+    """Of every (nadir, lift) given, the one that fits best, with its linear terms: for each the
+    linear terms are a ridge least-squares solve, done for all at once."""
+    k = design.shape[1]
+    ridge = np.diag([0.0] * (k - 2) + [SLOPE_RIDGE] * 2)
+    solve = np.linalg.solve(design.T @ design + ridge, design.T)
+    dist = np.hypot(xs[None, :] - nadirs[:, :1], ys[None, :] - nadirs[:, 1:])
+    targets = logs - np.log1p(SPREAD * lifts[:, None, None] * dist[None, :, :])
+    coef = targets @ solve.T
+    err = ((targets - coef @ design.T) ** 2).sum(axis=2)
+    g, j = np.unravel_index(int(np.argmin(err)), err.shape)
+    return float(nadirs[j, 0]), float(nadirs[j, 1]), float(lifts[g]), coef[g, j]
+
+
+def _grid(cx: float, cy: float, half_w: float, half_h: float, n: int) -> np.ndarray:
+    gx, gy = np.meshgrid(np.linspace(cx - half_w, cx + half_w, n),
+                         np.linspace(cy - half_h, cy + half_h, n))
+    return np.c_[gx.ravel(), gy.ravel()]
+
+
+def fit_area_map(
+    cubes: Sequence[tuple[str, float, float, float]], size: tuple[int, int]
+) -> tuple[AreaMap, dict[str, float]]:
+    """Fit the map to lone calibration cubes ``(colour, area, x, y)``, which lie at any turn.
+
+    Returns the map (``level`` 1) and each colour's top area at the image centre. A coarse grid
+    over the nadir (out to half an image beyond each edge) and the lift, then a finer one around
+    the best; then once more without the cubes the first fit found far off."""
+    w, h = size
+    colours = [c for c, _, _, _ in cubes]
+    xs = np.array([x for _, _, x, _ in cubes], float)
+    ys = np.array([y for _, _, _, y in cubes], float)
+    logs = np.log(np.array([a for _, a, _, _ in cubes], float))
+    if len(cubes) < MIN_CUBES:
+        return AreaMap(), {c: float(np.exp(np.median(logs[np.array(colours) == c])))
+                           for c in set(colours)}
+    lifts = np.r_[0.0, 1.0 / np.geomspace(0.5 * w, 20.0 * w, 24)]
+    keep = np.ones(len(cubes), bool)
+    for _ in range(2):
+        kept = [c for c, k in zip(colours, keep, strict=True) if k]
+        d, lx, ly, lg = _design(kept, xs[keep], ys[keep], size), xs[keep], ys[keep], logs[keep]
+        nx, ny, lift, _ = _best(lg, d, lx, ly, _grid(w / 2, h / 2, w, h, 17), lifts)
+        fine = np.r_[0.0, np.geomspace(max(lift, 1e-5) / 1.3, max(lift, 1e-5) * 1.3, 9)]
+        nx, ny, lift, coef = _best(lg, d, lx, ly, _grid(nx, ny, w / 8, h / 6, 9), fine)
+        area_map = AreaMap((nx, ny), lift, (float(coef[-2]), float(coef[-1])))
+        tops = dict(zip(sorted(set(kept)), np.exp(coef[:-2]).tolist(), strict=True))
+        fitted = np.array([
+            math.log(tops[c] * area_map.scale(x, y, 1.0, size)) if c in tops else np.nan
+            for c, x, y in zip(colours, xs, ys, strict=True)
+        ])
+        off = np.abs(logs - fitted)
+        keep = keep & ~(off > OUTLIER_MAD * 1.4826 * max(1e-3, float(np.nanmedian(off))))
+        if keep.sum() < MIN_CUBES or set(colours) != set(np.array(colours)[keep]):
+            break
+    return area_map, tops
