@@ -564,8 +564,9 @@ class _Calibration:
         for colour in ACHROMATIC:
             if per[colour]:
                 follow[colour], unit_area[colour] = _share(area_map, per[colour], size)
-        # Areas are given at the floor's median spot, as the map's scale is 1 there.
-        floor = np.argwhere(pixels.roi_mask(profile.roi, size)[::4, ::4] > 0) * 4
+        # Areas are given at the floor's median spot, as the map's scale is 1 there (every 16th
+        # pixel each way is plenty for a map this smooth).
+        floor = np.argwhere(pixels.roi_mask(profile.roi, size)[::16, ::16] > 0) * 16
         level = float(np.median([area_map.scale(x, y, 1.0, size) for y, x in floor]))
         area_map = replace(area_map, level=level)
         unit_area = {c: a * level for c, a in unit_area.items()}
@@ -591,7 +592,7 @@ class _Calibration:
         whose faces are as dark-streaked as a seam would be (black in dim light) gets no seams.
         """
         counter = Counter(profile)
-        found: dict[str, list[tuple[np.ndarray, np.ndarray, float, float]]] = {
+        found: dict[str, list[tuple[np.ndarray, np.ndarray, float, float, float]]] = {
             c: [] for c in COLOURS
         }
         hats: dict[str, list[np.ndarray]] = {c: [] for c in COLOURS}
@@ -617,7 +618,8 @@ class _Calibration:
                 k = max(3, round(0.5 * side)) | 1
                 inner = cv2.erode(sub, np.ones((k, k), np.uint8)) > 0
                 hats[s.colour].append(seam_hat(sub, g, side)[inner])
-                found[s.colour].append((sub, g, side, seen.gain))
+                tops = counter.top_area(index, float(cents[j][0]), float(cents[j][1])) / expected
+                found[s.colour].append((sub, g, side, seen.gain, tops))
         models = []
         for m in profile.colours:
             items = found[m.name]
@@ -629,12 +631,12 @@ class _Calibration:
             # a face the grain then cuts is caught below (its core falls apart).
             depth = min(max(SEAM_DEPTH, grain), SEAM_DEPTH_MAX)
             fracs, greys = [], []
-            for sub, g, side, gain in items:
+            for sub, g, side, gain, tops in items:
                 pieces, k = seam_pieces(sub, g, side, depth)
                 if k < 1:
                     continue
                 sizes = np.bincount(pieces.ravel())[1:]
-                fracs.append(float(sizes.max()) / float(sub.sum()))
+                fracs.append(float(sizes.max()) / (float(sub.sum()) * tops))
                 greys.append(float(g[pieces == 1 + int(sizes.argmax())].mean()) / gain)
             usable = len(fracs) >= 2 and float(np.median(fracs)) >= 0.45
             models.append(

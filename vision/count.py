@@ -314,6 +314,12 @@ class Counter:
         grow = self.profile.area_map.scale(x, y, model.perspective, self.size)
         return model.area * min(2.0, max(0.5, grow))
 
+    def top_area(self, colour: int, x: float, y: float) -> float:
+        """The expected area of one flat cube's top face alone at a working-image point: what a
+        seam-cut piece is measured against (side faces off axis are cut away with the seams)."""
+        model = self.profile.colours[colour]
+        return model.area * min(2.0, max(0.5, self.profile.area_map.top(x, y, self.size)))
+
     def labels(self, frame: np.ndarray) -> Labelled:
         """Label every working pixel: 0 tray, 1..6 a colour (profile order), 255 unknown."""
         work = pixels.to_working(frame, self.size)
@@ -684,13 +690,14 @@ class Counter:
                 found.append(self._seam_pieces(index, sub, g_sub, expected))
             return found[0]
 
+        top = self.top_area(index, float(cent[0]), float(cent[1]))
         tilted = (n == 1 and tilted_read and grey is not None
-                  and self._faces_tilted(index, expected, pieces))
+                  and self._faces_tilted(index, top, pieces))
         if tilted:
             conf, why = 0.97, "one tilted cube (its faces are shaded unlike a flat top)"
         reading = (n, conf, why, hidden)
         if grey is not None and conf < 0.99 and ratio >= 1.0:
-            seam = self._seam_reading(index, expected, ratio, pieces)
+            seam = self._seam_reading(index, top, ratio, pieces)
             # One whole top in a blob too large or misshapen for one cube is also what a cube
             # lying on another shows (the one below peeks out, or is lost in the seams): the
             # seams confirm a single cube only when its faces show it tilted.
@@ -738,7 +745,7 @@ class Counter:
         return pieces, sizes, sums
 
     def _faces_tilted(
-        self, index: int, expected: float,
+        self, index: int, top: float,
         pieces: Callable[[], Pieces | None],
     ) -> bool:
         """Whether a blob's faces are shaded as a tilted cube's are, not as a flat top.
@@ -754,7 +761,7 @@ class Counter:
         if cut is None:
             return False
         _, sizes, sums = cut
-        big = sizes >= 0.15 * model.core_frac * expected
+        big = sizes >= 0.15 * model.core_frac * top
         if not big.any():
             return False
         light = sums[big] / sizes[big] / max(1.0, model.face_grey * self._gain)
@@ -763,7 +770,7 @@ class Counter:
         return bool(not low <= main <= high or light.max() / max(1e-3, light.min()) > 1.2)
 
     def _seam_reading(
-        self, index: int, expected: float, ratio: float,
+        self, index: int, top: float, ratio: float,
         pieces: Callable[[], Pieces | None],
     ) -> tuple[int, float] | None:
         """Cubes in a blob from its seam-cut pieces, when every piece reads cleanly, else None.
@@ -779,7 +786,7 @@ class Counter:
         if cut is None:
             return None
         labels, sizes, sums = cut
-        unit = model.core_frac * expected
+        unit = model.core_frac * top
         face = model.face_grey * self._gain
         # Measured only where a piece holds two tops' area, the one place it decides.
         two = np.rint(sizes / unit) == 2

@@ -48,7 +48,7 @@ class ColourModel:
     colour_separation: float
     note: str = ""
     core_frac: float = 0.0
-    """Share of a lone cube's area left once its seams are cut away (0: not measured)."""
+    """Share of a lone cube's top area left once its seams are cut away (0: not measured)."""
     face_grey: float = 0.0
     """Grey level (0..255) of a flat-lying cube's top face at calibration (0: not measured)."""
     seam_depth: float = 0.0
