@@ -488,8 +488,10 @@ class Counter:
                 counted[j] = True
                 if extra is not None and absorbed is not None:
                     # The unknown pixels this counted blob took in are explained now.
-                    region = absorbed[y0:y1, x0:x1]
-                    region[(comp == j) & (mine == 0)] = 1
+                    bx, by = stats[j, 0] - origin[0], stats[j, 1] - origin[1]
+                    win = np.s_[by : by + stats[j, 3], bx : bx + stats[j, 2]]
+                    region = absorbed[y0:y1, x0:x1][win]
+                    region[(comp[win] == j) & (mine[win] == 0)] = 1
         if self.chromatic[index]:  # black and white specks are as often shade and glare
             slivers = [b.box for b, _ in out if b.reason == SLIVER]
             out += self._hidden_traces(
@@ -891,6 +893,11 @@ class Counter:
         return frame
 
 
+OUTVOTED_CONFIDENCE = 0.9
+"""Most a reading is trusted when two cues agree on a count the third did not give (area
+against seams and cores: 22 of 24 such blobs in rendered drops were right, not 98.5%)."""
+
+
 def _second_cue(
     ratio: float, reading: tuple[int, float, str, float], cue_n: int, cue_conf: float,
     agree: str, disagree: str, keep: bool = False,
@@ -906,6 +913,8 @@ def _second_cue(
     """
     n, conf, why, hidden = reading
     if cue_n == n:
+        if ", but " in why:  # two cues against a third: not sure
+            cue_conf = min(cue_conf, OUTVOTED_CONFIDENCE)
         return n, max(conf, cue_conf), f"{why}; {agree}", hidden_risk(n)
     if not keep and (ratio < 1.85 or _posterior_of(ratio, cue_n) >= 0.1):
         n = cue_n

@@ -13,7 +13,7 @@ import pytest
 from vision import COLOURS, Counter, VisionError, calibrate
 from vision import render as rd
 from vision.calibrate import Sample
-from vision.count import Blob, read_blob
+from vision.count import OUTVOTED_CONFIDENCE, Blob, _second_cue, read_blob
 from vision.odds import BEAM_FLOOR, REVIEW_BELOW, beam_confidence, beam_fix
 
 from .conftest import drop, rendered_counter
@@ -272,3 +272,16 @@ def test_a_part_of_a_cube_counts_one_and_asks_unless_the_beam_agrees() -> None:
     # Half a black or white cube's area, the rest in shade or glare: one cube most often.
     n, confidence, _ = read_blob(0.45, 0.8, 0.6, 0.9, 0.8)
     assert n == 1 and BEAM_FLOOR <= confidence < REVIEW_BELOW
+
+
+def test_two_cues_that_outvote_the_area_leave_the_pile_asking() -> None:
+    # A pile of 2.69 cube areas: the area says three, the seams two, and the cores two as well
+    # (a rendered drop: it held three). Agreeing against the area is not sure enough to pass.
+    area = (3, 0.7, "cluster of 3", 0.0)
+    seams = _second_cue(2.69, area, 2, 0.99, "seams agree", "the seams suggest 2")
+    assert seams[0] == 2 and seams[1] < REVIEW_BELOW
+    cores = _second_cue(2.69, seams, 2, 0.985, "cores apart agree", "2 cores stand apart")
+    assert cores[0] == 2 and cores[1] <= OUTVOTED_CONFIDENCE < 0.985
+    # With nothing against them, agreeing cues are as sure as the surer one.
+    sure = _second_cue(2.9, area, 3, 0.99, "seams agree", "the seams suggest 3")
+    assert sure[:2] == (3, 0.99)
