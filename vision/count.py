@@ -46,8 +46,6 @@ FEATURELESS = 12.0
 has nothing to align on."""
 MAX_COLOUR_DISTANCE = 4.5
 """Mahalanobis distance beyond which a pixel is no calibrated colour (unknown)."""
-GRID = "row or block of"
-"""How a reading by a blob's rectangle of whole tops begins (a flush row or block)."""
 COVERED = "one cube, partly covered by a neighbour"
 SLIVER = "a sliver against another colour: a cube almost hidden under it?"
 MOSTLY_COVERED = "one cube, mostly covered by a neighbour"
@@ -178,9 +176,9 @@ def read_blob(
     if grid and grid != best and _posterior_of(r, grid) >= 0.1:
         # A filled rectangle one or two cubes wide is a flush row or block: its length counts
         # the cubes better than its area (neighbours hide each other's sides).
-        return grid, 0.96, f"{GRID} {grid}"
+        return grid, 0.96, f"row or block of {grid}"
     if grid == best:
-        return best, max(post, 0.98), f"{GRID} {best}"
+        return best, max(post, 0.98), f"row or block of {best}"
     return best, post, f"cluster of {best}"
 
 
@@ -917,8 +915,7 @@ def _second_cue(
     if cue_n == n:
         if ", but " in why:  # two cues against a third: not sure
             cue_conf = min(cue_conf, OUTVOTED_CONFIDENCE)
-        flush = why.startswith(GRID)
-        return n, max(conf, cue_conf), f"{why}; {agree}", hidden_risk(n, flush)
+        return n, max(conf, cue_conf), f"{why}; {agree}", hidden_risk(n)
     if not keep and (ratio < 1.85 or _posterior_of(ratio, cue_n) >= 0.1):
         n = cue_n
     return n, min(conf, 0.8), f"{why}, but {disagree}", hidden

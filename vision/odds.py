@@ -80,16 +80,10 @@ def beam_fix(blobs: Sequence[Reading], shortfall: int) -> list[int] | None:
     return changes[::-1]
 
 
-FLUSH_SHARE = 0.25
-"""Share of :data:`HIDDEN_RISK` left to a flush row or block (a filled rectangle of whole tops
-whose seams agree): a cube under one of its tops would lift it out of the rectangle. None of 374
-such blobs in rendered drops hid one, where the full risk predicts 8."""
-
-
-def hidden_risk(n: int, flush: bool = False) -> float:
+def hidden_risk(n: int) -> float:
     """Chance that a pile whose top reads as ``n`` cubes (area and seams or cores agreeing)
     hides one more: the most such a reading can be trusted."""
-    return HIDDEN_RISK * (n - 1) * (FLUSH_SHARE if flush else 1.0)
+    return HIDDEN_RISK * (n - 1)
 
 
 BEAM_FLOOR = 0.7

@@ -14,7 +14,7 @@ from vision import COLOURS, Counter, VisionError, calibrate
 from vision import render as rd
 from vision.calibrate import Sample
 from vision.count import OUTVOTED_CONFIDENCE, Blob, _second_cue, read_blob
-from vision.odds import BEAM_FLOOR, REVIEW_BELOW, beam_confidence, beam_fix, hidden_risk
+from vision.odds import BEAM_FLOOR, REVIEW_BELOW, beam_confidence, beam_fix
 
 from .conftest import drop, rendered_counter
 
@@ -285,10 +285,3 @@ def test_two_cues_that_outvote_the_area_leave_the_pile_asking() -> None:
     # With nothing against them, agreeing cues are as sure as the surer one.
     sure = _second_cue(2.9, area, 3, 0.99, "seams agree", "the seams suggest 3")
     assert sure[:2] == (3, 0.99)
-
-
-def test_a_flush_block_whose_seams_agree_is_less_likely_to_hide_a_cube_than_a_pile() -> None:
-    # A cube under one top of a flush rectangle would lift that top out of it.
-    block = _second_cue(4.0, (4, 0.98, "row or block of 4", 0.0), 4, 0.99, "seams agree", "")
-    pile = _second_cue(4.0, (4, 0.9, "cluster of 4", 0.0), 4, 0.99, "seams agree", "")
-    assert block[3] == hidden_risk(4, flush=True) < pile[3] == hidden_risk(4)
