@@ -151,7 +151,8 @@ def read_blob(
     if r <= 1.32:
         if single_shape:
             if r < 0.72:
-                return 1, 0.95, "one cube, smaller than expected (partly hidden?)"
+                # Right in 54 of 54 such blobs in 1,200 rendered drops (2 seeds, both pile mixes).
+                return 1, 0.98, "one cube, smaller than expected (partly hidden?)"
             if r > 1.27:
                 return 1, 0.85, "one cube, larger than expected (tilted, or hiding another?)"
             # Wrong 2 times in 12,174 such blobs of rendered drops (both pile mixes).
@@ -679,7 +680,9 @@ class Counter:
             # A small blob against a cube of another colour is a cube partly covered by it (or
             # seen past it); alone on the tray it might be something else. (Not for black or
             # white: a cube's shadow or glare lies against it too.)
-            conf, why = 0.95, COVERED if r_small(why) else MOSTLY_COVERED
+            # Right in 49 of 49 partly covered and 22 of 22 mostly covered such blobs in 1,200
+            # rendered drops (2 seeds, both pile mixes); the less a cube shows, the less it is sure.
+            conf, why = (0.98, COVERED) if r_small(why) else (0.95, MOSTLY_COVERED)
         hidden = 0.0
         tilted_read = why.startswith(("one tilted cube, or two", "one cube, larger"))
         found: list[Pieces | None] = []
