@@ -202,7 +202,8 @@ def test_the_area_map_follows_perspective_out_to_the_tray_edges(ring: tuple) -> 
                 elif off_axis > 0.6:
                     edge.append(b.area_ratio)
     assert len(centre) >= 30 and len(edge) >= 10
-    assert abs(float(np.mean(edge)) - float(np.mean(centre))) < 0.07, (centre, edge)
+    # The geometric map: 0.02 apart; the quadratic map it replaced: 0.05.
+    assert abs(float(np.mean(edge)) - float(np.mean(centre))) < 0.035, (centre, edge)
 
 
 def test_calibration_measures_seams_for_the_colours() -> None:
