@@ -54,10 +54,14 @@ class AreaMap:
         """How far a cube's top at (x, y) lies from its base, in cube sides."""
         return self.lift * math.hypot(x - self.nadir[0], y - self.nadir[1])
 
+    def side(self, x: float, y: float) -> float:
+        """A lone cube's side faces at (x, y), as a share of its top (their mean over its turn)."""
+        return SPREAD * self.shift(x, y)
+
     def scale(self, x: float, y: float, share: float, size: tuple[int, int]) -> float:
         """A lone cube's area at (x, y), as a share of its area at the floor's median spot, for a
-        colour that shows ``share`` of its side faces (their mean over the cube's turn)."""
-        return self.top(x, y, size) * (1.0 + share * SPREAD * self.shift(x, y))
+        colour that shows ``share`` of its side faces."""
+        return self.top(x, y, size) * (1.0 + share * self.side(x, y))
 
 
 def _design(colours: Sequence[str], xs: np.ndarray, ys: np.ndarray, size: tuple[int, int]

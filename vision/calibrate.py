@@ -25,7 +25,7 @@ import cv2
 import numpy as np
 
 from vision import pixels
-from vision.areamap import SPREAD, AreaMap, fit_area_map
+from vision.areamap import AreaMap, fit_area_map
 from vision.count import Counter
 from vision.cues import SEAM_DEPTH, seam_hat, seam_pieces
 from vision.profile import COLOURS, ColourModel, Profile, VisionError, encode_background
@@ -264,7 +264,7 @@ def _share(
     them: a black cube's side faces off axis are as dark as a shadow and read as tray), and the
     colour's top area at the image centre."""
     top = np.array([area_map.top(x, y, size) for _, x, y, _ in items])
-    side = np.array([SPREAD * area_map.shift(x, y) for _, x, y, _ in items])
+    side = np.array([area_map.side(x, y) for _, x, y, _ in items])
     per_cube = np.array([a / n for a, _, _, n in items]) / top
     unit = float(np.median(per_cube / (1.0 + side)))
     y = per_cube / unit - 1.0 - side
