@@ -111,21 +111,21 @@ def fit_area_map(
         return AreaMap(), {c: float(np.exp(np.median(logs[np.array(colours) == c])))
                            for c in set(colours)}
     lifts = np.r_[0.0, 1.0 / np.geomspace(0.5 * w, 20.0 * w, 24)]
-    keep = np.ones(len(cubes), bool)
-    for _ in range(2):
+
+    def fit(keep: np.ndarray) -> tuple[AreaMap, dict[str, float]]:
         kept = [c for c, k in zip(colours, keep, strict=True) if k]
         d, lx, ly, lg = _design(kept, xs[keep], ys[keep], size), xs[keep], ys[keep], logs[keep]
         nx, ny, lift, _ = _best(lg, d, lx, ly, _grid(w / 2, h / 2, w, h, 17), lifts)
         fine = np.r_[0.0, np.geomspace(max(lift, 1e-5) / 1.3, max(lift, 1e-5) * 1.3, 9)]
         nx, ny, lift, coef = _best(lg, d, lx, ly, _grid(nx, ny, w / 8, h / 6, 9), fine)
-        area_map = AreaMap((nx, ny), lift, (float(coef[-2]), float(coef[-1])))
         tops = dict(zip(sorted(set(kept)), np.exp(coef[:-2]).tolist(), strict=True))
-        fitted = np.array([
-            math.log(tops[c] * area_map.scale(x, y, 1.0, size)) if c in tops else np.nan
-            for c, x, y in zip(colours, xs, ys, strict=True)
-        ])
-        off = np.abs(logs - fitted)
-        keep = keep & ~(off > OUTLIER_MAD * 1.4826 * max(1e-3, float(np.nanmedian(off))))
-        if keep.sum() < MIN_CUBES or set(colours) != set(np.array(colours)[keep]):
-            break
+        return AreaMap((nx, ny), lift, (float(coef[-2]), float(coef[-1]))), tops
+
+    area_map, tops = fit(np.ones(len(cubes), bool))
+    fitted = np.array([math.log(tops[c] * area_map.scale(x, y, 1.0, size))
+                       for c, x, y in zip(colours, xs, ys, strict=True)])
+    off = np.abs(logs - fitted)
+    keep = off <= OUTLIER_MAD * 1.4826 * max(1e-3, float(np.median(off)))
+    if keep.sum() >= MIN_CUBES and set(colours) == set(np.array(colours)[keep]):
+        area_map, tops = fit(keep)
     return area_map, tops
