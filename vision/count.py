@@ -21,14 +21,21 @@ import numpy as np
 
 from vision import pixels
 from vision.cues import neck_count, piece_elongation, seam_pieces
-from vision.odds import BEAM_FLOOR, REVIEW_BELOW, beam_confidence, beam_fix, hidden_risk
+from vision.odds import BEAM_FLOOR, REVIEW_BELOW, beam_confidence, beam_fix
 from vision.profile import COLOURS, Profile, VisionError
+from vision.readings import (
+    NOISE_FRACTION,
+    PARTIAL_FRACTION,
+    Reading,
+    posterior_of,
+    r_small,
+    read_blob,
+    second_cue,
+)
 
 _KERNEL = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
 Pieces = tuple[np.ndarray, np.ndarray, np.ndarray]
 """A blob's seam-cut pieces: their label image (1..k), and the area and summed lightness of each."""
-NOISE_FRACTION = 0.3
-"""Blobs smaller than this many cube areas are noise (a sliver of seam, a speck of glare)."""
 SLIVER_FRACTION = 0.1
 """Smaller blobs are specks; from here to :data:`NOISE_FRACTION`, against another colour, they
 may be the corner of a cube lying almost wholly under it."""
@@ -37,8 +44,6 @@ SLIVER_CONFIDENCE = 0.65
 cube hides under another, others may too, so errors that cancel are likelier there."""
 SPECK_PIXELS = 8
 """Fewest working pixels of a colour that may be a trace of a cube lying under another."""
-PARTIAL_FRACTION = 0.62
-"""Blobs between noise and this are a cube mostly hidden, or not a cube: always doubtful."""
 BETWEEN = -1
 """Key of the unknown patches lying between cubes of two colours."""
 FEATURELESS = 12.0
@@ -129,136 +134,6 @@ class CountResult:
             "reasons": list(self.reasons),
             "detections": [d.to_json() for d in self.detections],
         }
-
-
-def read_blob(
-    area_ratio: float, long_side: float, short_side: float, solidity: float, fill: float = 0.0
-) -> tuple[int, float, str]:
-    """How many cubes a blob holds, how sure that is, and why.
-
-    ``long_side``/``short_side`` are the blob's minimum-area rectangle sides in units of one
-    cube's expected side; ``solidity`` is area over convex-hull area, ``fill`` area over that
-    rectangle's area.
-    """
-    r = area_ratio
-    if r < NOISE_FRACTION:
-        return 0, 1.0, "noise"
-    if r < PARTIAL_FRACTION:
-        # A black or white cube in shade or glare, most often (41 of 46 in rendered drops; the
-        # rest were shadows or the other part of a split cube): it asks, unless the beam agrees.
-        return 1, 0.8, "partial: a mostly hidden cube, or not a cube"
-    single_shape = long_side <= 1.55 and solidity >= 0.88
-    if r <= 1.32:
-        if single_shape:
-            if r < 0.72:
-                # Right in 54 of 54 such blobs in 1,200 rendered drops (2 seeds, both pile mixes).
-                return 1, 0.98, "one cube, smaller than expected (partly hidden?)"
-            if r > 1.27:
-                return 1, 0.85, "one cube, larger than expected (tilted, or hiding another?)"
-            # Wrong 2 times in 12,174 such blobs of rendered drops (both pile mixes).
-            return 1, 0.9995, "one cube"
-        if r < 1.15:
-            return 1, 0.5, "one cube's area in a long or dented shape"
-        # A lone cube is square from above; more than its area in another shape is most often
-        # two overlapping, each hiding part of the other.
-        return 2, 0.5, "two overlapping cubes, or one tilted (a long or dented shape)"
-    if r <= 1.85:
-        if single_shape and short_side <= 1.45:
-            # A cube rests tilted only against something: alone, this may be a stack of two.
-            return 1, 0.8 if r <= 1.7 else 0.6, "one tilted cube, or two stacked"
-        if long_side >= 1.75 or solidity < 0.82:
-            # Under 1.6 areas: 24 of 24 distinct such blobs in rendered drops held two.
-            return 2, 0.97 if r >= 1.6 else 0.9, "two overlapping cubes"
-        # Not square, so not one cube (22 of 22 such blobs in rendered drops held two).
-        return 2, 0.8, "one tilted cube or two overlapping"
-    # A cluster: read from the simulated likelihood of n cubes (flat, tilted or partly hidden).
-    best, post = _posterior(r)
-    grid = _grid_count(long_side, short_side, fill, solidity)
-    if grid and grid != best and _posterior_of(r, grid) >= 0.1:
-        # A filled rectangle one or two cubes wide is a flush row or block: its length counts
-        # the cubes better than its area (neighbours hide each other's sides).
-        return grid, 0.96, f"row or block of {grid}"
-    if grid == best:
-        return best, max(post, 0.98), f"row or block of {best}"
-    return best, post, f"cluster of {best}"
-
-
-def r_small(why: str) -> bool:
-    """Whether a blob reading is the one of a single cube smaller than expected."""
-    return why.startswith("one cube, smaller")
-
-
-def _grid_count(long_side: float, short_side: float, fill: float, solidity: float) -> int:
-    """Cubes in a blob that is a filled rectangle of whole cubes (a row, a 2 x k block) or a 2 x 2
-    block missing one corner (an L of three: it fills 3/4 of its box and 6/7 of its hull), else 0.
-    """
-    if 0.62 <= fill <= 0.8 and 0.8 <= solidity <= 0.9:
-        return 3 if 0.8 <= short_side / 2 <= long_side / 2 <= 1.12 else 0
-    if fill < 0.86 or solidity < 0.93:
-        return 0
-    across = round(short_side / 0.95)
-    if across not in (1, 2):
-        return 0
-    cell = short_side / across
-    if not 0.8 <= cell <= 1.12:
-        return 0
-    along = long_side / cell
-    k = round(along)
-    if k < 1 or abs(along - k) > 0.18:
-        return 0
-    return across * k
-
-
-MAX_CLUSTER = 48
-BIN = 0.05
-"""Cluster area likelihoods are tabulated in bins of this many cube areas."""
-
-
-def _cluster_table() -> np.ndarray:
-    """p(area ratio | n cubes in one blob) for n = 1..MAX_CLUSTER, on a grid of BIN.
-
-    Each cube of a pile lies flat, either pressed flush against others (3 in 10; about 0.9 cube
-    areas: its neighbours hide its sides) or loosely (about 1.08: crevices join the blob); or it
-    is tilted, leaning or on a corner (1.25-1.75); or it is partly hidden (0.25-0.9). The area of
-    n such cubes is the n-fold convolution of that mixture; the counter reads a blob as the n
-    that best explains its area, and is only as sure as the other n leave it.
-    """
-    x = (np.arange(int(2.0 / BIN)) + 0.5) * BIN
-    flush = np.exp(-0.5 * ((x - 0.9) / 0.07) ** 2)
-    loose = np.exp(-0.5 * ((x - 1.08) / 0.08) ** 2)
-    flat = 0.3 * flush / flush.sum() + 0.7 * loose / loose.sum()
-    tilted = ((x >= 1.25) & (x <= 1.75)).astype(float)
-    hidden = ((x >= 0.25) & (x <= 0.9)).astype(float)
-    one = 0.8 * flat / flat.sum() + 0.12 * tilted / tilted.sum() + 0.08 * hidden / hidden.sum()
-    n_bins = int(MAX_CLUSTER * 2.0 / BIN) + 2
-    table = np.zeros((MAX_CLUSTER + 1, n_bins))
-    dist = np.zeros(1)
-    dist[0] = 1.0
-    for n in range(1, MAX_CLUSTER + 1):
-        dist = np.convolve(dist, one)
-        row = np.zeros(n_bins)
-        row[: min(n_bins, dist.size)] = dist[:n_bins]
-        table[n] = row + 1e-12
-    return table
-
-
-_TABLE = _cluster_table()
-
-
-def _posterior_of(r: float, n: int) -> float:
-    """Posterior weight of exactly ``n`` cubes for a blob of area ratio ``r``."""
-    b = min(int(r / BIN), _TABLE.shape[1] - 1)
-    like = _TABLE[1:, b]
-    return float(like[n - 1] / like.sum()) if 1 <= n <= MAX_CLUSTER else 0.0
-
-
-def _posterior(r: float) -> tuple[int, float]:
-    """Most likely cube count of a blob with area ratio ``r``, and its posterior weight."""
-    b = min(int(r / BIN), _TABLE.shape[1] - 1)
-    like = _TABLE[1:, b]
-    post = like / like.sum()
-    i = int(post.argmax())
-    return i + 1, float(post[i])
 
 
 @dataclass(frozen=True)
@@ -683,7 +558,6 @@ class Counter:
             # Right in 49 of 49 partly covered and 22 of 22 mostly covered such blobs in 1,200
             # rendered drops (2 seeds, both pile mixes); the less a cube shows, the less it is sure.
             conf, why = (0.98, COVERED) if r_small(why) else (0.95, MOSTLY_COVERED)
-        hidden = 0.0
         tilted_read = why.startswith(("one tilted cube, or two", "one cube, larger"))
         found: list[Pieces | None] = []
 
@@ -700,7 +574,7 @@ class Counter:
                   and self._faces_tilted(index, top, pieces))
         if tilted:
             conf, why = 0.97, "one tilted cube (its faces are shaded unlike a flat top)"
-        reading = (n, conf, why, hidden)
+        reading = Reading(n, conf, why)
         if grey is not None and conf < 0.99 and ratio >= 1.0:
             seam = self._seam_reading(index, top, ratio, pieces)
             # One whole top in a blob too large or misshapen for one cube is also what a cube
@@ -708,17 +582,17 @@ class Counter:
             # seams confirm a single cube only when its faces show it tilted.
             if seam is not None and (tilted or not n == seam[0] == 1):
                 n_s, conf_s = seam
-                reading = _second_cue(ratio, reading, n_s, conf_s, "seams agree",
-                                      f"the seams suggest {n_s}", keep=tilted)
-        if reading[1] < NECK_CONFIDENCE and ratio >= 1.3:
+                reading = second_cue(ratio, reading, n_s, conf_s, "seams agree",
+                                     f"the seams suggest {n_s}", keep=tilted)
+        if reading.confidence < NECK_CONFIDENCE and ratio >= 1.3:
             necks = neck_count(sub, math.sqrt(expected))
             if necks is not None:
-                reading = _second_cue(ratio, reading, necks, NECK_CONFIDENCE,
-                                      "cores apart agree", f"{necks} cores stand apart",
-                                      keep=tilted)
-        n, conf, why, hidden = reading
-        blob = Blob(name, n, conf, ratio, why, (x, y, w, h), hidden)
-        return blob, self._detections(name, sub, contour, (x, y), n, conf)
+                reading = second_cue(ratio, reading, necks, NECK_CONFIDENCE,
+                                     "cores apart agree", f"{necks} cores stand apart",
+                                     keep=tilted)
+        blob = Blob(name, reading.n, reading.confidence, ratio, reading.why, (x, y, w, h),
+                    reading.hidden)
+        return blob, self._detections(name, sub, contour, (x, y), reading.n, reading.confidence)
 
     @staticmethod
     def _against_other(
@@ -818,7 +692,7 @@ class Counter:
             return None
         if not 0.75 <= ratio / n <= 1.4:
             return None
-        if ratio >= 1.85 and _posterior_of(ratio, n) < 0.02:
+        if ratio >= 1.85 and posterior_of(ratio, n) < 0.02:
             return None
         return n, conf
 
@@ -894,31 +768,3 @@ class Counter:
         if abs(fw / fh - w / h) > 0.01 * (w / h):
             raise VisionError(f"image is {fw}x{fh} but the profile was calibrated at {w}x{h}")
         return frame
-
-
-OUTVOTED_CONFIDENCE = 0.9
-"""Most a reading is trusted when two cues agree on a count the third did not give (area
-against seams and cores: 22 of 24 such blobs in rendered drops were right, not 98.5%)."""
-
-
-def _second_cue(
-    ratio: float, reading: tuple[int, float, str, float], cue_n: int, cue_conf: float,
-    agree: str, disagree: str, keep: bool = False,
-) -> tuple[int, float, str, float]:
-    """A blob's reading (n, confidence, reason, hidden risk) checked by a second cue's count.
-
-    Agreement is taken as sure as the surer cue, no more: both miss a cube hidden under another,
-    so their agreement is not independent evidence, and a pile can hide a cube under the others
-    whatever its top shows. Two cues that disagree mean one is wrong, so the blob asks; the cue's
-    count is kept when the area allows it (it sees what area alone cannot), unless ``keep``:
-    a cube whose faces show it tilted is cut by its own edges into pieces that look like more
-    tops (34 of 34 such blobs in rendered drops held one cube).
-    """
-    n, conf, why, hidden = reading
-    if cue_n == n:
-        if ", but " in why:  # two cues against a third: not sure
-            cue_conf = min(cue_conf, OUTVOTED_CONFIDENCE)
-        return n, max(conf, cue_conf), f"{why}; {agree}", hidden_risk(n)
-    if not keep and (ratio < 1.85 or _posterior_of(ratio, cue_n) >= 0.1):
-        n = cue_n
-    return n, min(conf, 0.8), f"{why}, but {disagree}", hidden

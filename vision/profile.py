@@ -124,14 +124,16 @@ def encode_background(img: np.ndarray) -> str:
     return base64.b64encode(buf.tobytes()).decode("ascii")
 
 
-def _need(data: dict[str, Any], key: str, kind: type | tuple[type, ...]) -> Any:
+def _need(data: dict[str, Any], key: str, kind: type | tuple[type, ...], within: str = "") -> Any:
+    """``data[key]`` of type ``kind``; ``within`` names the object holding it in messages."""
+    name = f"{within}.{key}" if within else key
     if key not in data:
-        raise ValueError(f"missing field '{key}'")
+        raise ValueError(f"missing field '{name}'")
     value = data[key]
     if isinstance(value, bool) and kind in (int, float, (int, float)):
-        raise ValueError(f"field '{key}' must be a number")
+        raise ValueError(f"field '{name}' must be a number")
     if not isinstance(value, kind):
-        raise ValueError(f"field '{key}' has the wrong type")
+        raise ValueError(f"field '{name}' has the wrong type")
     return value
 
 
@@ -194,8 +196,8 @@ def _colour_from_json(data: Any) -> ColourModel:
 def _area_map_from_json(data: Any) -> AreaMap:
     if not isinstance(data, dict):
         raise ValueError("field 'area_map' must be an object")
-    lift = float(_need(data, "lift", (int, float)))
-    level = float(_need(data, "level", (int, float)))
+    lift = float(_need(data, "lift", (int, float), "area_map"))
+    level = float(_need(data, "level", (int, float), "area_map"))
     if not 0 <= lift < 1:
         raise ValueError("field 'area_map.lift' must be between 0 and 1")
     if not level > 0:

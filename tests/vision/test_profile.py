@@ -46,6 +46,7 @@ def _write(tmp_path: Path, data: object) -> Path:
         (lambda d: d.update(area_map=[1, 2]), "area_map"),
         (lambda d: d["area_map"].update(nadir=[1]), "area_map.nadir"),
         (lambda d: d["area_map"].update(lift=-0.1), "area_map.lift"),
+        (lambda d: d["area_map"].pop("level"), "missing field 'area_map.level'"),
         (lambda d: d["colours"][5].update(lift=-1.0), "lift"),
     ],
 )

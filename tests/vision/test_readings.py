@@ -1,0 +1,48 @@
+"""Reading one blob: its count from area and shape, and a second cue's check of it."""
+
+from __future__ import annotations
+
+from vision.odds import BEAM_FLOOR, REVIEW_BELOW
+from vision.readings import OUTVOTED_CONFIDENCE, Reading, read_blob, second_cue
+
+
+def test_an_l_of_three_flush_cubes_counts_three_by_its_shape() -> None:
+    # A 2 x 2 block missing a corner (measured on a rendered drop where its seams were lost): its
+    # area alone (flush cubes hide each other's sides) is nearer two cubes than three.
+    n, confidence, why = read_blob(2.44, 1.92, 1.89, 0.837, 0.672)
+    assert (n, why) == (3, "row or block of 3") and confidence >= 0.9
+    # Two cubes touching by a corner fill half their box: no L.
+    assert read_blob(2.1, 2.0, 1.9, 0.67, 0.52)[0] == 2
+
+
+def test_more_than_a_cube_in_a_shape_no_cube_has_reads_as_two_overlapping_and_asks() -> None:
+    # A lone cube is square from above, even tilted; two overlapping hide part of each other, so
+    # a long or dented blob of 1.15-1.6 cube areas is most often two (10 of 11 in rendered drops).
+    n, confidence, _ = read_blob(1.22, 1.7, 1.0, 0.9, 0.8)
+    assert n == 2 and confidence < 0.9
+    # Half again a cube's area, long or dented: two (24 of 24), and too long to be one tilted.
+    assert read_blob(1.5, 1.8, 1.0, 0.86, 0.8)[:2] == (2, 0.9)
+    assert read_blob(1.4, 1.6, 1.0, 0.85, 0.8)[0] == 2
+    # Barely more than one cube's area in a long shape stays one, and asks.
+    assert read_blob(1.05, 1.7, 1.0, 0.9, 0.8)[:2] == (1, 0.5)
+    # A square of that area is one tilted cube.
+    assert read_blob(1.5, 1.3, 1.2, 0.95, 0.9)[0] == 1
+
+
+def test_a_part_of_a_cube_counts_one_and_asks_unless_the_beam_agrees() -> None:
+    # Half a black or white cube's area, the rest in shade or glare: one cube most often.
+    n, confidence, _ = read_blob(0.45, 0.8, 0.6, 0.9, 0.8)
+    assert n == 1 and BEAM_FLOOR <= confidence < REVIEW_BELOW
+
+
+def test_two_cues_that_outvote_the_area_leave_the_pile_asking() -> None:
+    # A pile of 2.69 cube areas: the area says three, the seams two, and the cores two as well
+    # (a rendered drop: it held three). Agreeing against the area is not sure enough to pass.
+    area = Reading(3, 0.7, "cluster of 3")
+    seams = second_cue(2.69, area, 2, 0.99, "seams agree", "the seams suggest 2")
+    assert seams.n == 2 and seams.confidence < REVIEW_BELOW
+    cores = second_cue(2.69, seams, 2, 0.985, "cores apart agree", "2 cores stand apart")
+    assert cores.n == 2 and cores.confidence <= OUTVOTED_CONFIDENCE < 0.985
+    # With nothing against them, agreeing cues are as sure as the surer one.
+    sure = second_cue(2.9, area, 3, 0.99, "seams agree", "the seams suggest 3")
+    assert (sure.n, sure.confidence) == (3, 0.99)
