@@ -187,3 +187,47 @@ def test_export_then_import_from_the_lobby(server: Server, browser: Any, tmp_pat
     page.click("#import-session button[type=submit]")  # the same table: it is already here
     page.wait_for_selector("#import-error:not(:empty)")
     assert "already" in page.inner_text("#import-error")
+
+
+def test_a_change_between_the_two_answers_of_a_redraw_is_not_drawn_half(
+    server: Server, browser: Any
+) -> None:
+    """A redraw asks for the session and for its drawn parts at once; when a change lands between
+    the two answers, the tablet asks again rather than draw the newer board and buttons under
+    the older state id (a tap on them would be sent as made on the older state)."""
+    _, snap = server.post("/api/sessions", {"game": "cpx", "seed": 3, "seats": [
+        {"name": "Ann", "colour": "soviet", "camp": "A"},
+        {"name": "Bob", "colour": "allies", "camp": "B"}]})
+    sid = snap["session"]["id"]
+    page = tablet(browser, server, "host")
+    page.goto(f"{server.base}/sessions/{sid}")
+    page.wait_for_selector("#actions button:has-text('Start at Moscow')")
+    page.evaluate("""() => {
+        const table = document.getElementById('table');
+        window.drawn = [];
+        new MutationObserver(() => window.drawn.push([table.dataset.stateId,
+            !!document.querySelector('[data-base=moscow].owned')]))
+          .observe(document.getElementById('board'), { childList: true });
+    }""")
+    older = page.evaluate(f"fetch('/api/sessions/{sid}').then(r => r.json())")
+    answered: list[int] = []
+
+    def older_once(route: Any) -> None:  # the session's answer from before the change, once
+        if answered:
+            route.continue_()
+        else:
+            answered.append(1)
+            route.fulfill(json=older)
+
+    page.route(f"**/api/sessions/{sid}", older_once)
+    status, reply = server.post(f"/api/sessions/{sid}/commands", {
+        "name": "choose_start", "args": {"base": "moscow"}, "seat": 0,
+        "state_id": older["state_id"]})
+    assert status == 200, reply
+    page.wait_for_function("window.drawn.some(([_, owned]) => owned)"
+                           " && !document.getElementById('table').hasAttribute('data-refreshing')")
+    page.unroute(f"**/api/sessions/{sid}")
+    drawn = page.evaluate("window.drawn")
+    assert answered
+    assert all(owned == (state_id == str(reply["state_id"])) for state_id, owned in drawn), drawn
+    assert page.get_attribute("#table", "data-state-id") == str(reply["state_id"])

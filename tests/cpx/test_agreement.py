@@ -41,13 +41,13 @@ class _Cached(Cpx):
 
     def __init__(self, data: GameData | None = None) -> None:
         super().__init__(data)
-        self._key: int | None = None
+        self._state: Any = None
         self._legal: list[Command] = []
         self._forms: list[CountForm] = []
 
     def _fill(self, state: Any) -> None:
-        if self._key != id(state):
-            self._key = id(state)
+        if self._state is not state:
+            self._state = state  # held, so its id cannot be reused by a newer state
             self._legal = Cpx.legal_commands(self, state)
             self._forms = Cpx.count_forms(self, state)
 

@@ -410,9 +410,17 @@ const Companion = (() => {
       return refreshing;
     }
 
+    /* The session and its drawn parts are two answers: a change landing between them would
+       draw one state's board and buttons under another's state id (a tap would then be sent
+       as if made on the newer state), so both are asked again until they are of one state. */
     async function redraw() {
-      const [fresh, view] = await Promise.all([
-        api("GET", `/sessions/${sessionId}`), api("GET", `/sessions/${sessionId}/view`, undefined, "")]);
+      let fresh, view;
+      for (let tries = 1; ; tries++) {
+        [fresh, view] = await Promise.all([
+          api("GET", `/sessions/${sessionId}`), api("GET", `/sessions/${sessionId}/view`, undefined, "")]);
+        if (fresh.state_id === view.state_id) break;
+        if (tries === 10) { again = true; break; }  // changing faster than drawn: draw, then again
+      }
       snapshot = fresh;
       instructions = view.instructions || {};
       boardBox.innerHTML = view.board;
