@@ -179,7 +179,7 @@ def second_cue(
     if cue_n == n:
         if disputed:  # two cues against a third: not sure
             cue_conf = min(cue_conf, OUTVOTED_CONFIDENCE)
-        return Reading(n, max(conf, cue_conf), f"{why}; {agree}", hidden_risk(n), disputed)
+        return Reading(n, max(conf, cue_conf), f"{why}; {agree}", hidden_risk(n, ratio), disputed)
     if not keep and (ratio < 1.85 or posterior_of(ratio, cue_n) >= 0.1):
         n = cue_n
     return Reading(n, min(conf, 0.8), f"{why}, but {disagree}", hidden, True)
