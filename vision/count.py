@@ -594,8 +594,7 @@ class Counter:
             # One whole top in a blob too large or misshapen for one cube is also what a cube
             # lying on another shows (the one below peeks out, or is lost in the seams): the
             # seams confirm a single cube only when its faces show it clearly tilted.
-            if seam is not None and (tilted or not n == seam[0] == 1) and not (
-                    on_another and seam[0] == 1):
+            if seam is not None and ((tilted and not on_another) or not n == seam[0] == 1):
                 n_s, conf_s = seam
                 reading = second_cue(ratio, reading, n_s, conf_s, "seams agree",
                                      f"the seams suggest {n_s}", keep=tilted)
