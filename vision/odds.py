@@ -29,6 +29,9 @@ class Reading(Protocol):
     @property
     def hidden(self) -> float: ...
 
+    @property
+    def area_ratio(self) -> float: ...
+
 
 HIDDEN_RISK = 0.015
 """Chance, per cube touching another in a pile, that one more lies unseen beneath them."""
@@ -44,8 +47,8 @@ def beam_fix(blobs: Sequence[Reading], shortfall: int) -> list[int] | None:
     colour) explains it as well, or the difference is too large to explain."""
     if not 0 < abs(shortfall) <= BEAM_FIX_MAX or not blobs:
         return None
-    touching = sum(b.n for b in blobs if b.n >= 2)
-    unseen = max(HIDDEN_RISK, HIDDEN_RISK * touching)
+    # A pile's own odds already hold the cube it may hide; this is one no blob accounts for.
+    unseen = HIDDEN_RISK
     # Max-product over blobs, the state being the change so far (offset by BEAM_FIX_MAX).
     width = 2 * BEAM_FIX_MAX + 1
     best = np.full(width, -np.inf)
@@ -101,8 +104,11 @@ BEAM_FLOOR = 0.7
 
 def miscount_odds(blob: Reading) -> tuple[float, float, float]:
     """Chances that a blob holds one cube fewer, exactly as many, or one more than it was read
-    as: a pile may hide one more; any other doubt goes either way."""
+    as: a pile may hide one more; any other doubt goes either way, but for less than one cube's
+    area read as one cube (a part of a cube, a sliver), where the doubt is whether it is a cube."""
     rest = 1.0 - blob.confidence
+    if blob.n == 1 and blob.area_ratio < 1.0:
+        return rest, blob.confidence * (1.0 - blob.hidden), blob.confidence * blob.hidden
     return rest / 2, blob.confidence * (1.0 - blob.hidden), rest / 2 + blob.confidence * blob.hidden
 
 

@@ -157,8 +157,8 @@ def test_unknown_patch_touching_a_colour_speck_still_asks(ring: tuple) -> None:
     assert any("unknown" in r for r in res.reasons)
 
 
-def _blob(n: int, confidence: float, hidden: float = 0.0) -> Blob:
-    return Blob("red", n, confidence, float(n), "", (0, 0, 1, 1), hidden)
+def _blob(n: int, confidence: float, hidden: float = 0.0, area: float | None = None) -> Blob:
+    return Blob("red", n, confidence, float(n) if area is None else area, "", (0, 0, 1, 1), hidden)
 
 
 def test_a_total_the_beam_confirms_settles_one_doubt_but_not_two() -> None:
@@ -195,6 +195,21 @@ def test_a_total_short_of_the_beam_is_mended_where_a_reading_was_doubtful() -> N
     # Nothing doubtful: a cube no blob shows is likelier, and its colour is unknown.
     assert beam_fix(sure, 1) is None
     assert beam_fix([*sure, _blob(3, 0.6)], 3) is None  # too far off to explain
+
+
+def test_a_total_short_of_the_beam_is_mended_in_the_doubtful_pile_among_many_sure_ones() -> None:
+    """Sure piles carry their own chance of a cube hidden beneath; it is no reason to leave a
+    total short when one pile's area reading was doubtful."""
+    piles = [_blob(n, 0.98, hidden=0.015 * (n - 1)) for n in (8, 7, 6, 5)]
+    assert beam_fix([*piles, _blob(5, 0.49)], 1) == [0, 0, 0, 0, 1]
+
+
+def test_a_sliver_is_never_read_as_two_cubes_to_meet_the_beam() -> None:
+    """Less than a cube's area read as one cube may be no cube at all, but never two."""
+    sliver = _blob(1, 0.65, area=0.23)
+    sure = [_blob(1, 0.999)] * 5
+    assert beam_fix([*sure, sliver, _blob(5, 0.73)], 1) == [0] * 6 + [1]
+    assert beam_fix([*sure, sliver, _blob(5, 0.73)], -1) == [0] * 5 + [-1, 0]
 
 
 def test_a_mended_count_still_asks(ring: tuple) -> None:
