@@ -839,6 +839,9 @@ CONDITIONS: dict[str, dict[str, Any]] = {
     "wide-lens": {"cam_height_mm": 260.0, "px_per_mm": 3.9},
     "mouth": {"mouth_mm": 70.0, "tilt_deg": 5.0, "tilt_azim_deg": 200.0},
     "tall-640": {"size": (640, 480), "px_per_mm": 1.6, "cam_height_mm": 330.0, "mouth_mm": 70.0},
+    # A 16:9 camera whose frame the tray fills from top to bottom: its rim lies at the frame's
+    # edge and slides in and out of view as the tray moves.
+    "wide-frame": {"size": (1920, 1080), "px_per_mm": 5.85},
 }
 """Setups the counter must handle, as changes to the default (a diffuse ring light over a
 mid-grey tray). Drops in these are counted after calibrating on the same setup; ``shift_mm`` in
