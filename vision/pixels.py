@@ -61,11 +61,16 @@ class Aligner:
     Inverse compositional: the empty tray's thumbnail, its gradients and the Hessian are
     computed once, so a frame costs a few small warps and dot products. Like ECC it matches
     zero-mean, unit-variance images (the exposure may change), and the score is their
-    correlation; cubes cover little of the tray, so its edges dominate.
+    correlation; cubes cover little of the tray, so its edges dominate. Each step weighs only
+    the tray pixels that the current motion keeps inside the frame: a tray whose rim lies at the
+    frame's edge is then still aligned on that rim, and the frame's replicated border pulls
+    nothing.
     """
 
-    MARGIN = 6
-    """Thumbnail pixels left out at each side (they may come from beyond the frame)."""
+    MARGIN = 1
+    """Thumbnail pixels left out at each side (their gradients are not whole)."""
+    BAND = 8
+    """Thumbnail pixels from the border within which a small motion can leave the frame."""
     ITERATIONS = 20
     TOLERANCE = 0.05
     """Largest move (thumbnail pixels) of a step that ends the refinement."""
@@ -79,17 +84,36 @@ class Aligner:
         gy = cv2.Sobel(self.template, cv2.CV_32F, 0, 1, ksize=3, scale=1 / 8)[self.inner]
         cx, cy = (w - 1) / 2, (h - 1) / 2
         yy, xx = np.mgrid[m : h - m, m : w - m].astype(np.float32)
-        u, v = (xx - cx).ravel(), (yy - cy).ravel()
-        inner = self.template[self.inner].ravel().astype(np.float64)
-        std = float(inner.std()) or 1.0
-        self.t_norm = ((inner - inner.mean()) / std).astype(np.float32)
-        gx, gy = gx.ravel() / std, gy.ravel() / std
-        self.sd = np.stack([gx * -v + gy * u, gx, gy]).astype(np.float32)
-        hess = self.sd.astype(np.float64) @ self.sd.T.astype(np.float64)
-        self.hess_inv = np.linalg.inv(hess + np.eye(3) * 1e-6 * np.trace(hess))
+        self.xs, self.ys = xx.ravel(), yy.ravel()
+        b = self.BAND
+        self.band = np.flatnonzero(
+            (self.xs < b) | (self.xs > w - 1 - b) | (self.ys < b) | (self.ys > h - 1 - b)
+        )
+        u, v = self.xs - cx, self.ys - cy
+        self.t_raw = self.template[self.inner].ravel().astype(np.float32)
+        t64 = self.t_raw.astype(np.float64)
+        self.t_sum, self.t_sq = float(t64.sum()), float(t64 @ t64)
+        gx, gy = gx.ravel(), gy.ravel()
+        self.sd_raw = np.stack([gx * -v + gy * u, gx, gy]).astype(np.float32)
+        self.hess_raw = self.sd_raw.astype(np.float64) @ self.sd_raw.T.astype(np.float64)
         self.to_c = np.array([[1, 0, -cx], [0, 1, -cy], [0, 0, 1]], np.float64)
         self.from_c = np.linalg.inv(self.to_c)
         self.radius = max(w, h) / 2
+
+    def _outside(self, warp: np.ndarray, w: int, h: int) -> np.ndarray:
+        """Indices of the template pixels that ``warp`` carries outside the frame's thumbnail.
+
+        Only pixels near the border can leave it while no corner moves further than that
+        border band; otherwise every pixel is checked.
+        """
+        corners = np.array([[0, 0, 1], [w - 1, 0, 1], [0, h - 1, 1], [w - 1, h - 1, 1]]).T
+        reach = float(np.abs((warp @ corners)[:2] - corners[:2]).max())
+        idx = self.band if reach < self.BAND else slice(None)
+        xs, ys = self.xs[idx], self.ys[idx]
+        fx = warp[0, 0] * xs + warp[0, 1] * ys + warp[0, 2]
+        fy = warp[1, 0] * xs + warp[1, 1] * ys + warp[1, 2]
+        hit = np.flatnonzero((fx < 0) | (fx > w - 1) | (fy < 0) | (fy > h - 1))
+        return self.band[hit] if reach < self.BAND else hit
 
     def refine(self, thumb: np.ndarray, start: np.ndarray) -> tuple[float, np.ndarray]:
         """(correlation, warp) from ``start``; the warp W has frame(W x) ~ empty tray(x)."""
@@ -97,15 +121,35 @@ class Aligner:
         warp = np.vstack([start.astype(np.float64), [0, 0, 1]])
         flags = cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP
         score = 0.0
+        n_all = self.t_raw.size
         for _ in range(self.ITERATIONS):
             seen = cv2.warpAffine(thumb, warp[:2].astype(np.float32), (w, h), flags=flags,
                                   borderMode=cv2.BORDER_REPLICATE)[self.inner].ravel()
-            std = float(seen.std())
-            if std <= 1e-6:
+            out = self._outside(warp, w, h)
+            n = n_all - out.size
+            if n < 0.5 * n_all:
                 return 0.0, start
-            err = (seen - float(seen.mean())) * (1.0 / std) - self.t_norm
-            score = 1.0 - float(err @ err) / (2 * err.size)
-            th, tx, ty = (float(v) for v in self.hess_inv @ (self.sd @ err).astype(np.float64))
+            # Sums over the pixels kept: over all, less the few the motion takes out.
+            s_mean = (float(seen.sum()) - float(seen[out].sum())) / n
+            d = seen - np.float32(s_mean)
+            d_out = d[out]
+            s_var = (float(d @ d) - float(d_out @ d_out)) / n
+            t_out = self.t_raw[out].astype(np.float64)
+            t_mean = (self.t_sum - t_out.sum()) / n
+            t_var = (self.t_sq - t_out @ t_out) / n - t_mean**2
+            if s_var <= 1e-12 or t_var <= 1e-12:
+                return 0.0, start
+            s_std, t_std = math.sqrt(s_var), math.sqrt(t_var)
+            err = d * np.float32(1.0 / s_std) - (self.t_raw - np.float32(t_mean)) * np.float32(
+                1.0 / t_std)
+            err[out] = 0.0
+            sd_out = self.sd_raw[:, out].astype(np.float64)
+            hess = self.hess_raw - sd_out @ sd_out.T
+            score = 1.0 - float(err @ err) / (2 * n)
+            hess_inv = np.linalg.inv(hess + np.eye(3) * 1e-6 * np.trace(hess))
+            # Gradients and Hessian in the template's normalised units: one 1/t_std each.
+            th, tx, ty = (float(v) for v in
+                          (hess_inv @ (self.sd_raw @ err).astype(np.float64)) * t_std)
             c, s = math.cos(th), math.sin(th)
             step = np.array([[c, -s, tx], [s, c, ty], [0, 0, 1]])
             warp = warp @ self.from_c @ np.linalg.inv(step) @ self.to_c

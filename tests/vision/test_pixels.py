@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import cv2
 import numpy as np
 
 from vision import pixels
+from vision import render as rd
 from vision.count import MAX_COLOUR_DISTANCE
 
 from .conftest import drop
@@ -134,3 +137,16 @@ def test_lift_ratio_is_smoothed_lightening_over_the_tray_and_nothing_near_other_
     assert ratio[8:22, 38:52].max() == 0.0
     labels[20:40, 20:40] = 6  # pixels of the colour looked for are not left out
     assert pixels.lift_ratio(view, labels, cls=6)[13:17, 13:17].min() > 1.03
+
+
+def test_alignment_sees_a_nudge_of_a_tray_whose_rim_lies_at_the_frames_edge() -> None:
+    """A 16:9 camera whose frame the tray fills from top to bottom: the rim slides in and out of
+    view. With the frame's border simply left out, 2.4 mm (7 px) read as 0.2 px the wrong way."""
+    setup = rd.condition("wide-frame", (960, 540))
+    empty, _ = rd.render(setup, [], seed=3)
+    aligner = pixels.Aligner(empty)
+    for dy in (2.4, -2.4):
+        moved, _ = rd.render(replace(setup, tray_shift_mm=(0.0, dy)), [], seed=4)
+        got = -float(aligner.align(moved).warp[1, 2])
+        expected = dy * setup.px_per_mm
+        assert got * expected > 0 and abs(got - expected) < 0.6 * abs(expected), (dy, got)
