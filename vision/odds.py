@@ -47,8 +47,6 @@ def beam_fix(blobs: Sequence[Reading], shortfall: int) -> list[int] | None:
     colour) explains it as well, or the difference is too large to explain."""
     if not 0 < abs(shortfall) <= BEAM_FIX_MAX or not blobs:
         return None
-    # A pile's own odds already hold the cube it may hide; this is one no blob accounts for.
-    unseen = HIDDEN_RISK
     # Max-product over blobs, the state being the change so far (offset by BEAM_FIX_MAX).
     width = 2 * BEAM_FIX_MAX + 1
     best = np.full(width, -np.inf)
@@ -72,8 +70,9 @@ def beam_fix(blobs: Sequence[Reading], shortfall: int) -> list[int] | None:
     target = BEAM_FIX_MAX + shortfall
     if not np.isfinite(best[target]):
         return None
-    if shortfall > 0 and best[target - 1] + math.log(unseen) >= best[target] + math.log(
-            1.0 - unseen):
+    # A cube no blob accounts for (a pile's own odds already hold the cube it may hide).
+    if shortfall > 0 and best[target - 1] + math.log(HIDDEN_RISK) >= best[target] + math.log(
+            1.0 - HIDDEN_RISK):
         return None  # a cube nobody sees is as likely as any blob's miscount
     changes, state = [], target
     for pick in reversed(steps):

@@ -89,6 +89,7 @@ class Aligner:
         self.band = np.flatnonzero(
             (self.xs < b) | (self.xs > w - 1 - b) | (self.ys < b) | (self.ys > h - 1 - b)
         )
+        self.corners = np.array([[0, 0, 1], [w - 1, 0, 1], [0, h - 1, 1], [w - 1, h - 1, 1]]).T
         u, v = self.xs - cx, self.ys - cy
         self.t_raw = self.template[self.inner].ravel().astype(np.float32)
         t64 = self.t_raw.astype(np.float64)
@@ -106,14 +107,12 @@ class Aligner:
         Only pixels near the border can leave it while no corner moves further than that
         border band; otherwise every pixel is checked.
         """
-        corners = np.array([[0, 0, 1], [w - 1, 0, 1], [0, h - 1, 1], [w - 1, h - 1, 1]]).T
-        reach = float(np.abs((warp @ corners)[:2] - corners[:2]).max())
-        idx = self.band if reach < self.BAND else slice(None)
-        xs, ys = self.xs[idx], self.ys[idx]
+        near = float(np.abs((warp @ self.corners)[:2] - self.corners[:2]).max()) < self.BAND
+        xs, ys = (self.xs[self.band], self.ys[self.band]) if near else (self.xs, self.ys)
         fx = warp[0, 0] * xs + warp[0, 1] * ys + warp[0, 2]
         fy = warp[1, 0] * xs + warp[1, 1] * ys + warp[1, 2]
         hit = np.flatnonzero((fx < 0) | (fx > w - 1) | (fy < 0) | (fy > h - 1))
-        return self.band[hit] if reach < self.BAND else hit
+        return self.band[hit] if near else hit
 
     def refine(self, thumb: np.ndarray, start: np.ndarray) -> tuple[float, np.ndarray]:
         """(correlation, warp) from ``start``; the warp W has frame(W x) ~ empty tray(x)."""
