@@ -25,6 +25,7 @@ import cv2
 import numpy as np
 
 from vision import pixels
+from vision.align import align, warp_image
 from vision.areamap import AreaMap, fit_area_map
 from vision.count import Counter
 from vision.cues import SEAM_DEPTH, seam_hat, seam_pieces
@@ -169,11 +170,11 @@ def _rough_mask(
     Without a learned tray ``test``, the fixed :data:`THRESHOLDS` of ``level``; with one, what
     the tray under its learned range of light cannot explain.
     """
-    al = pixels.align(bg, frame)
-    bga = pixels.warp_image(bg, al)
+    al = align(bg, frame)
+    bga = warp_image(bg, al)
     lab_f = cv2.cvtColor(frame, cv2.COLOR_BGR2LAB)
     lab_b = cv2.cvtColor(bga, cv2.COLOR_BGR2LAB)
-    inside = pixels.warp_image(roi, al, cv2.BORDER_CONSTANT) > 0
+    inside = warp_image(roi, al, cv2.BORDER_CONSTANT) > 0
     gain = pixels.exposure_gain(lab_f, lab_b, inside.astype(np.uint8))
     dark, bright, chroma = pixels.tray_features(lab_f, lab_b, gain)
     if test is not None:
@@ -459,10 +460,10 @@ class _Calibration:
         k_out = max(5, round(1.6 * side)) | 1
         darks, brights, chromas = [], [], []
         for frame, mask in zip(work, masks, strict=True):
-            al = pixels.align(bg, frame)
-            lab_b = cv2.cvtColor(pixels.warp_image(bg, al), cv2.COLOR_BGR2LAB)
+            al = align(bg, frame)
+            lab_b = cv2.cvtColor(warp_image(bg, al), cv2.COLOR_BGR2LAB)
             lab_f = cv2.cvtColor(frame, cv2.COLOR_BGR2LAB)
-            roi_a = pixels.warp_image(roi, al, cv2.BORDER_CONSTANT)
+            roi_a = warp_image(roi, al, cv2.BORDER_CONSTANT)
             gain = pixels.exposure_gain(lab_f, lab_b, roi_a)
             dark, bright, chroma = pixels.tray_features(lab_f, lab_b, gain)
             near = cv2.dilate(mask, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k_in, k_in)))

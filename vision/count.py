@@ -20,6 +20,7 @@ import cv2
 import numpy as np
 
 from vision import pixels
+from vision.align import Aligner, Alignment
 from vision.cues import neck_count, piece_elongation, seam_pieces
 from vision.odds import BEAM_FLOOR, REVIEW_BELOW, beam_confidence, beam_fix
 from vision.profile import COLOURS, Profile, VisionError
@@ -149,7 +150,7 @@ class Labelled:
     """A frame's pixel labels with what blob reading needs besides them."""
 
     labels: np.ndarray
-    alignment: pixels.Alignment
+    alignment: Alignment
     gain: float
     box: tuple[int, int, int, int] = (0, 0, 0, 0)
     """(x0, y0, x1, y1): every label outside is tray."""
@@ -170,7 +171,7 @@ class Counter:
         self.size = profile.work_size
         self.background = profile.background()
         self.bg_lab = cv2.cvtColor(self.background, cv2.COLOR_BGR2LAB)
-        self.aligner = pixels.Aligner(self.background)
+        self.aligner = Aligner(self.background)
         # A tray seen without edges or texture (the camera sees only plain floor) cannot be
         # aligned, and need not be: a poor alignment then raises no doubt.
         g = self.aligner.template
@@ -208,7 +209,7 @@ class Counter:
         """Label every working pixel: 0 tray, 1..6 a colour (profile order), 255 unknown."""
         work = pixels.to_working(frame, self.size)
         if self.featureless:
-            al = pixels.Alignment(np.array([[1, 0, 0], [0, 1, 0]], np.float32), 0.0)
+            al = Alignment(np.array([[1, 0, 0], [0, 1, 0]], np.float32), 0.0)
         else:
             al = self.aligner.align(work)
         labels, gain, box = self.labeller.labels(
