@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -21,22 +20,19 @@ import numpy as np
 
 from vision import pixels
 from vision.align import Aligner, Alignment
-from vision.cues import neck_count, piece_elongation, seam_pieces
+from vision.cues import cut_at_seams, neck_count, seam_count, tilted_face
 from vision.odds import BEAM_FLOOR, REVIEW_BELOW, beam_confidence, beam_fix
 from vision.profile import COLOURS, Profile, VisionError
 from vision.readings import (
     NOISE_FRACTION,
     PARTIAL_FRACTION,
     Reading,
-    posterior_of,
     r_small,
     read_blob,
     second_cue,
 )
 
 _KERNEL = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
-Pieces = tuple[np.ndarray, np.ndarray, np.ndarray]
-"""A blob's seam-cut pieces: their label image (1..k), and the area and summed lightness of each."""
 SLIVER_FRACTION = 0.1
 """Smaller blobs are specks; from here to :data:`NOISE_FRACTION`, against another colour, they
 may be the corner of a cube lying almost wholly under it."""
@@ -67,21 +63,6 @@ ON_ANOTHER_CONFIDENCE = 0.8
 """How sure such a blob is of one cube."""
 NECK_CONFIDENCE = 0.985
 """How sure a pile's reading is when its area and its separate cores give the same count."""
-FLAT_TOP = (0.94, 1.1)
-"""Lightness (over a flat top's at calibration) that a flat-lying top shows anywhere on the tray:
-fewer than 1 in 100 of them fall outside, while most cubes on an edge or a corner turn their
-largest face from an overhead light enough to fall below (0.8-0.94 under a ring light)."""
-PAIR_ELONGATION = 1.4
-"""Two flat tops side by side in one seam-cut piece are twice as long as wide (second-moment
-axes 2 : 1); a piece of two tops' area as compact as a square is one cube standing on a corner,
-its three faces uncut (rendered drops: 218 such pieces of two tops at 1.14-2.6, 3 of a corner
-cube at 1.07-1.12)."""
-WHOLE_TOP = 0.82
-"""A seam-cut piece this large (in lone-cube cores) is one cube's whole top even when lit
-unlike a flat one: a cube tilted far enough to show a second face as large as a cube's top (0.6)
-shows no face this large."""
-
-
 @dataclass(frozen=True)
 class Detection:
     """One counted cube: where it is (full-image pixels), its outline, colour and score 0..1."""
@@ -568,19 +549,16 @@ class Counter:
             # rendered drops (2 seeds, both pile mixes); the less a cube shows, the less it is sure.
             conf, why = (0.98, COVERED) if r_small(why) else (0.95, MOSTLY_COVERED)
         tilted_read = why.startswith(("one tilted cube, or two", "one cube, larger"))
-        found: list[Pieces | None] = []
-
-        def pieces() -> Pieces | None:
-            """The blob's seam-cut pieces, cut once for both cues below."""
-            if not found:
-                assert grey is not None
-                g_sub = grey[cy : cy + h, cx : cx + w]
-                found.append(self._seam_pieces(index, sub, g_sub, expected))
-            return found[0]
-
-        top = self.top_area(index, float(cent[0]), float(cent[1]))
-        face = (self._tilted_face(index, top, pieces)
-                if n == 1 and tilted_read and grey is not None else None)
+        model = self.profile.colours[index]
+        top = model.core_frac * self.top_area(index, float(cent[0]), float(cent[1]))
+        face_grey = model.face_grey * self._gain
+        pieces = None
+        if (grey is not None and model.seam_depth > 0  # else calibration learned no seams
+                and ((n == 1 and tilted_read) or (conf < 0.99 and ratio >= 1.0))):
+            g_sub = grey[cy : cy + h, cx : cx + w]
+            pieces = cut_at_seams(sub, g_sub, math.sqrt(expected), model.seam_depth)
+        face = (tilted_face(pieces, top, face_grey)
+                if pieces is not None and n == 1 and tilted_read else None)
         tilted = face is not None
         # A face only a little darker than a flat top is also what the top of a cube lying on
         # another shows; neither the seams nor the cores can tell (both see one whole top).
@@ -590,8 +568,8 @@ class Counter:
         elif tilted:
             conf, why = 0.97, "one tilted cube (its faces are shaded unlike a flat top)"
         reading = Reading(n, conf, why)
-        if grey is not None and conf < 0.99 and ratio >= 1.0:
-            seam = self._seam_reading(index, top, ratio, pieces)
+        if pieces is not None and conf < 0.99 and ratio >= 1.0:
+            seam = seam_count(pieces, top, face_grey, ratio)
             # One whole top in a blob too large or misshapen for one cube is also what a cube
             # lying on another shows (the one below peeks out, or is lost in the seams): the
             # seams confirm a single cube only when its faces show it clearly tilted.
@@ -624,95 +602,6 @@ class Counter:
         ring = cv2.dilate(ring, np.ones((5, 5), np.uint8))
         other = (near != pixels.TRAY) & (near != pixels.UNKNOWN) & (near != index + 1)
         return bool((other & (ring > 0)).any())
-
-    def _seam_pieces(
-        self, index: int, sub: np.ndarray, grey: np.ndarray, expected: float
-    ) -> Pieces | None:
-        """A blob cut along its seams: the pieces' labels, and each one's area and summed
-        lightness (None: no piece)."""
-        depth = self.profile.colours[index].seam_depth
-        pieces, k = seam_pieces(sub, grey, math.sqrt(expected), depth)
-        if k == 0:
-            return None
-        sizes = np.bincount(pieces.ravel(), minlength=k + 1)[1:].astype(np.float64)
-        sums = np.bincount(pieces.ravel(), weights=grey.ravel(), minlength=k + 1)[1:]
-        return pieces, sizes, sums
-
-    def _tilted_face(
-        self, index: int, top: float,
-        pieces: Callable[[], Pieces | None],
-    ) -> float | None:
-        """The lightness of a blob's largest face over a flat top's, when its faces are shaded as
-        a tilted cube's are, not as a flat top; else None.
-
-        A cube on an edge or a corner turns its faces from the light: the largest face is
-        lighter or darker than a flat-lying top of that colour (measured at calibration), or the
-        faces differ from each other. Two stacked cubes both show flat tops.
-        """
-        model = self.profile.colours[index]
-        if model.seam_depth <= 0 or model.face_grey <= 0:
-            return None
-        cut = pieces()
-        if cut is None:
-            return None
-        _, sizes, sums = cut
-        big = sizes >= 0.15 * model.core_frac * top
-        if not big.any():
-            return None
-        light = sums[big] / sizes[big] / max(1.0, model.face_grey * self._gain)
-        main = float(light[int(np.argmax(sizes[big]))])
-        low, high = FLAT_TOP
-        if not low <= main <= high or light.max() / max(1e-3, light.min()) > 1.2:
-            return main
-        return None
-
-    def _seam_reading(
-        self, index: int, top: float, ratio: float,
-        pieces: Callable[[], Pieces | None],
-    ) -> tuple[int, float] | None:
-        """Cubes in a blob from its seam-cut pieces, when every piece reads cleanly, else None.
-
-        Each piece is a whole number of cube tops (its area against a lone cube's core area,
-        measured at calibration), lit like a flat top; a face turned from the light, a piece
-        between whole numbers, or much of the blob lost in seams leaves the reading to area.
-        """
-        model = self.profile.colours[index]
-        if model.core_frac <= 0 or model.face_grey <= 0:
-            return None
-        cut = pieces()
-        if cut is None:
-            return None
-        labels, sizes, sums = cut
-        unit = model.core_frac * top
-        face = model.face_grey * self._gain
-        # Measured only where a piece holds two tops' area, the one place it decides.
-        two = np.rint(sizes / unit) == 2
-        elongation = piece_elongation(labels, len(sizes)) if two.any() else np.ones(len(sizes))
-        n, conf, kept = 0, 1.0, 0.0
-        for size, total, long in zip(sizes, sums, elongation, strict=True):
-            q = size / unit
-            if q < 0.08:
-                continue  # grain or a glint, not a face
-            if q < 0.2:
-                return None  # a sliver: maybe the visible part of a cube under the others
-            m = max(1, round(q))
-            if (m == 1 and not 0.6 <= q <= 1.35) or (m > 1 and abs(q - m) > 0.3):
-                return None
-            if m == 2 and long < PAIR_ELONGATION:
-                return None  # one cube on a corner, not two tops
-            light = total / size / max(1.0, face)
-            if not 0.85 <= light <= 1.18 and q < WHOLE_TOP:
-                return None  # a face turned from the light: part of a tilted cube
-            conf *= 0.995 if abs(q - m) <= 0.2 * math.sqrt(m) else 0.97
-            n += m
-            kept += size
-        if n == 0 or not 0.65 <= kept / (unit * ratio) <= 1.2:
-            return None
-        if not 0.75 <= ratio / n <= 1.4:
-            return None
-        if ratio >= 1.85 and posterior_of(ratio, n) < 0.02:
-            return None
-        return n, conf
 
     def _detections(
         self,

@@ -1,12 +1,17 @@
-"""Cues inside one blob that tell touching cubes apart: the dark seams where their bevels meet,
-and the cores (pixels far from the blob's edge) that stand apart where cubes touch by a neck."""
+"""Cues inside one blob that tell touching cubes apart: the dark seams where their bevels meet
+(and the tops and faces they cut the blob into), and the cores (pixels far from the blob's edge)
+that stand apart where cubes touch by a neck."""
 
 from __future__ import annotations
+
+import math
+from typing import NamedTuple
 
 import cv2
 import numpy as np
 
 from vision import pixels
+from vision.readings import posterior_of
 
 NECK_DEPTH = 0.3
 """A cube's core: blob pixels farther than this many cube sides from the blob's edge. Cubes that
@@ -106,3 +111,98 @@ def piece_elongation(labels: np.ndarray, k: int) -> np.ndarray:
     vxy = per_piece(xs * ys) / n - mx * my
     half, root = (vxx + vyy) / 2, np.sqrt(((vxx - vyy) / 2) ** 2 + vxy**2)
     return np.sqrt((half + root + 1e-6) / np.maximum(half - root, 1e-6))
+
+
+FLAT_TOP = (0.94, 1.1)
+"""Lightness (over a flat top's at calibration) that a flat-lying top shows anywhere on the tray:
+fewer than 1 in 100 of them fall outside, while most cubes on an edge or a corner turn their
+largest face from an overhead light enough to fall below (0.8-0.94 under a ring light)."""
+PAIR_ELONGATION = 1.4
+"""Two flat tops side by side in one seam-cut piece are twice as long as wide (second-moment
+axes 2 : 1); a piece of two tops' area as compact as a square is one cube standing on a corner,
+its three faces uncut (rendered drops: 218 such pieces of two tops at 1.14-2.6, 3 of a corner
+cube at 1.07-1.12)."""
+WHOLE_TOP = 0.82
+"""A seam-cut piece this large (in lone-cube cores) is one cube's whole top even when lit
+unlike a flat one: a cube tilted far enough to show a second face as large as a cube's top (0.6)
+shows no face this large."""
+
+
+class SeamCut(NamedTuple):
+    """A blob cut along its seams: the pieces' labels (1..k), and each one's area and summed
+    lightness."""
+
+    labels: np.ndarray
+    sizes: np.ndarray
+    sums: np.ndarray
+
+
+def cut_at_seams(sub: np.ndarray, gray: np.ndarray, side: float, depth: float) -> SeamCut | None:
+    """:func:`seam_pieces` with each piece's area and summed lightness (None: no piece)."""
+    labels, k = seam_pieces(sub, gray, side, depth)
+    if k == 0:
+        return None
+    flat = labels.ravel()
+    sizes = np.bincount(flat, minlength=k + 1)[1:].astype(np.float64)
+    sums = np.bincount(flat, weights=gray.ravel(), minlength=k + 1)[1:]
+    return SeamCut(labels, sizes, sums)
+
+
+def tilted_face(cut: SeamCut, top_core: float, face: float) -> float | None:
+    """The lightness of a blob's largest face over a flat top's (``face``), when its faces are
+    shaded as a tilted cube's are, not as a flat top; else None.
+
+    A cube on an edge or a corner turns its faces from the light: the largest face is lighter or
+    darker than a flat-lying top of that colour, or the faces differ from each other. Two stacked
+    cubes both show flat tops. ``top_core`` is a lone flat cube's core area there.
+    """
+    big = cut.sizes >= 0.15 * top_core
+    if not big.any():
+        return None
+    light = cut.sums[big] / cut.sizes[big] / max(1.0, face)
+    main = float(light[int(np.argmax(cut.sizes[big]))])
+    low, high = FLAT_TOP
+    if not low <= main <= high or light.max() / max(1e-3, light.min()) > 1.2:
+        return main
+    return None
+
+
+def seam_count(
+    cut: SeamCut, top_core: float, face: float, ratio: float
+) -> tuple[int, float] | None:
+    """Cubes in a blob of ``ratio`` cube areas from its seam-cut pieces, and how sure that is,
+    when every piece reads cleanly; else None.
+
+    Each piece is a whole number of cube tops (its area against a lone flat cube's core area
+    there, ``top_core``), lit like a flat top (``face``); a face turned from the light, a piece
+    between whole numbers, or much of the blob lost in seams leaves the reading to area.
+    """
+    # Measured only where a piece holds two tops' area, the one place it decides.
+    two = np.rint(cut.sizes / top_core) == 2
+    elongation = (piece_elongation(cut.labels, len(cut.sizes)) if two.any()
+                  else np.ones(len(cut.sizes)))
+    n, conf, kept = 0, 1.0, 0.0
+    for size, total, long in zip(cut.sizes, cut.sums, elongation, strict=True):
+        q = size / top_core
+        if q < 0.08:
+            continue  # grain or a glint, not a face
+        if q < 0.2:
+            return None  # a sliver: maybe the visible part of a cube under the others
+        m = max(1, round(q))
+        if (m == 1 and not 0.6 <= q <= 1.35) or (m > 1 and abs(q - m) > 0.3):
+            return None
+        if m == 2 and long < PAIR_ELONGATION:
+            return None  # one cube on a corner, not two tops
+        light = total / size / max(1.0, face)
+        if not 0.85 <= light <= 1.18 and q < WHOLE_TOP:
+            return None  # a face turned from the light: part of a tilted cube
+        conf *= 0.995 if abs(q - m) <= 0.2 * math.sqrt(m) else 0.97
+        n += m
+        kept += size
+    if n == 0 or not 0.65 <= kept / (top_core * ratio) <= 1.2:
+        return None
+    if not 0.75 <= ratio / n <= 1.4:
+        return None
+    if ratio >= 1.85 and posterior_of(ratio, n) < 0.02:
+        return None
+    return n, conf

@@ -119,7 +119,8 @@ class TableHardware:
         if self.simulate:
             from companion.hardware.sim.tower import CubeTower
             from companion.hardware.sim.tower_device import SimulatedTower
-            from vision.render import Setup, calibration_set
+            from vision.render import Setup
+            from vision.scenes import calibration_set
 
             self._device = SimulatedTower(seed=random.randrange(2**32)).start()
             self._cubes = CubeTower()
@@ -253,7 +254,7 @@ class TableHardware:
     def drop_cubes(self, cubes_in: dict[str, int]) -> dict[str, int]:
         """Simulation: cubes go into the tower; what falls out lands in the (rendered) tray and
         passes the exit beam, and the real pipeline takes it from there."""
-        from vision.render import render_drop
+        from vision.scenes import render_drop
 
         assert self._cubes is not None and self._device is not None
         out = self._cubes.drop(cubes_in)

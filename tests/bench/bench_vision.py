@@ -5,7 +5,7 @@
                                        [--piles TILTED,STACKED]
 
 DATA_DIR holds ``calib/`` and ``tests/NNN.jpg`` + ``NNN.json``. With ``--rendered N`` it also
-renders every named condition of :mod:`vision.render` (calibration set, then N drops with the tray
+renders every named condition of :mod:`vision.scenes` (calibration set, then N drops with the tray
 nudged a few mm). Prints exact-count rate, mean absolute error per colour, wrong counts that did
 not ask for review (target 0), right counts that did (target <= 5%), ms per image, calibration
 time and peak memory. Never asserts on timing. ``--repeat R`` counts each image R times and
@@ -34,7 +34,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from vision import COLOURS, Counter, calibrate
+from vision import COLOURS, Counter, calibrate, scenes
 from vision import render as rd
 from vision.calibrate import Sample
 
@@ -199,8 +199,8 @@ def evaluate_folder(folder: Path) -> Stats:
 def evaluate_condition(name: str, drops: int, size: tuple[int, int] | None, seed: int) -> Stats:
     """Render a named setup's calibration set and ``drops`` drops, and count them."""
     stats = Stats(name)
-    setup = rd.condition(name, size)
-    empty, shots = rd.calibration_set(setup, seed=seed)
+    setup = scenes.condition(name, size)
+    empty, shots = scenes.calibration_set(setup, seed=seed)
     t0 = time.perf_counter()
     profile = calibrate(empty=empty, samples=[Sample(c, n, img, f"{c}-{n}") for c, n, img in shots])
     stats.calib_s = time.perf_counter() - t0
@@ -211,12 +211,12 @@ def evaluate_condition(name: str, drops: int, size: tuple[int, int] | None, seed
     styles = ["scatter", "cluster", "rows"]
     for k in range(drops):
         total = int(rng.integers(0, 41)) if k else 0
-        counts = rd.random_counts(rng, total)
+        counts = scenes.random_counts(rng, total)
         style = styles[k % 3]
         # Cubes lie flat when apart; in piles some lean, tilt or lie on another.
         tilted, stacked = (0.0, 0.0) if style == "scatter" else PILES
-        cubes = rd.random_drop(setup, rng, counts, style, tilted=tilted, stacked=stacked)
-        img, truth = rd.render(rd.drop_setup(setup, rng), cubes, seed=seed * 100_000 + salt + k)
+        cubes = scenes.random_drop(setup, rng, counts, style, tilted=tilted, stacked=stacked)
+        img, truth = rd.render(scenes.drop_setup(setup, rng), cubes, seed=seed * 100_000 + salt + k)
         counts, review, ms = _count(counter, img, truth.counts, list(truth.cubes))
         label = f"{name}#{k} ({style}, {total}{', hard' if truth.hard else ''})"
         stats.add(label, truth.counts, counts, review, ms, truth.hard)
@@ -263,7 +263,7 @@ def main(argv: list[str] | None = None) -> None:
         all_stats.append(evaluate_folder(folder))
         print(all_stats[-1].line(), flush=True)
     if args.rendered:
-        names = args.only.split(",") if args.only else list(rd.CONDITIONS)
+        names = args.only.split(",") if args.only else list(scenes.CONDITIONS)
         for name in names:
             all_stats.append(evaluate_condition(name, args.rendered, size, args.seed))  # type: ignore[arg-type]
             print(all_stats[-1].line(), flush=True)

@@ -18,7 +18,8 @@ from companion.hardware.sim.tower import CubeTower
 from companion.session import SessionService
 from companion.store import Store
 from vision.annotate import annotate
-from vision.render import Setup, calibration_set, render_drop
+from vision.render import Setup
+from vision.scenes import calibration_set, render_drop
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision import Counter, Profile, calibrate
+from vision import Counter, Profile, calibrate, scenes
 from vision import render as rd
 from vision.calibrate import Sample
 
@@ -19,8 +19,8 @@ SIZE = (640, 480)
 @functools.lru_cache(maxsize=16)
 def rendered_profile(name: str, seed: int = 3) -> tuple[rd.Setup, Profile]:
     """Calibrate a named rendered setup at test size (once per session: profiles are immutable)."""
-    setup = rd.condition(name, SIZE)
-    empty, shots = rd.calibration_set(setup, seed=seed)
+    setup = scenes.condition(name, SIZE)
+    empty, shots = scenes.calibration_set(setup, seed=seed)
     return setup, calibrate(
         empty=empty, samples=[Sample(c, n, img, f"{c}-{n}.png") for c, n, img in shots]
     )
@@ -43,8 +43,8 @@ def rendered_counter(name: str) -> tuple[rd.Setup, Counter]:
 def calib_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A calibration folder in the contract's layout, rendered."""
     folder = tmp_path_factory.mktemp("calib")
-    setup = rd.condition("ring", SIZE)
-    empty, shots = rd.calibration_set(setup, seed=5)
+    setup = scenes.condition("ring", SIZE)
+    empty, shots = scenes.calibration_set(setup, seed=5)
     cv2.imwrite(str(folder / "empty.png"), empty)
     for colour, n, img in shots:
         cv2.imwrite(str(folder / f"{colour}-{n}.jpg"), img)
@@ -62,6 +62,6 @@ def drop(
 ) -> tuple[np.ndarray, rd.Truth]:
     """Render one drop (optionally with the tray nudged since calibration)."""
     rng = np.random.default_rng(seed)
-    cubes = rd.random_drop(setup, rng, counts, style, tilted=tilted, stacked=stacked)
-    at = rd.drop_setup(setup, rng, shift_mm) if shift_mm else setup
+    cubes = scenes.random_drop(setup, rng, counts, style, tilted=tilted, stacked=stacked)
+    at = scenes.drop_setup(setup, rng, shift_mm) if shift_mm else setup
     return rd.render(at, cubes, seed=seed)

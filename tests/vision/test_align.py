@@ -8,6 +8,7 @@ import cv2
 import numpy as np
 
 from vision import render as rd
+from vision import scenes
 from vision.align import Aligner, align
 
 
@@ -42,7 +43,7 @@ def test_alignment_recovers_a_rotation_and_shift(ring: tuple) -> None:
 def test_alignment_sees_a_nudge_of_a_tray_whose_rim_lies_at_the_frames_edge() -> None:
     """A 16:9 camera whose frame the tray fills from top to bottom: the rim slides in and out of
     view. With the frame's border simply left out, 2.4 mm (7 px) read as 0.2 px the wrong way."""
-    setup = rd.condition("wide-frame", (960, 540))
+    setup = scenes.condition("wide-frame", (960, 540))
     empty, _ = rd.render(setup, [], seed=3)
     aligner = Aligner(empty)
     for dy in (2.4, -2.4):

@@ -10,8 +10,7 @@ from pathlib import Path
 import cv2
 import pytest
 
-from vision import COLOURS
-from vision import render as rd
+from vision import COLOURS, scenes
 from vision.__main__ import main
 
 from .conftest import SIZE, drop
@@ -29,7 +28,7 @@ def profile_path(calib_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> P
 @pytest.fixture(scope="module")
 def photos(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[Path], list[dict]]:
     folder = tmp_path_factory.mktemp("photos")
-    setup = rd.condition("ring", SIZE)
+    setup = scenes.condition("ring", SIZE)
     paths, truths = [], []
     for k, counts in enumerate([{"red": 2, "blue": 1}, {}, {"white": 2, "black": 2}]):
         img, truth = drop(setup, 300 + k, counts)

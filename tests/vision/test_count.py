@@ -10,7 +10,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision import COLOURS, Counter, VisionError, calibrate
+from vision import COLOURS, Counter, VisionError, calibrate, scenes
 from vision import render as rd
 from vision.calibrate import Sample
 from vision.count import Blob
@@ -31,7 +31,7 @@ def test_empty_tray_counts_zero_without_review(ring: tuple) -> None:
 @pytest.mark.parametrize("seed", range(6))
 def test_scattered_flat_cubes_are_counted_exactly(ring: tuple, seed: int) -> None:
     setup, _, counter = ring
-    counts = rd.random_counts(np.random.default_rng(seed), 14)
+    counts = scenes.random_counts(np.random.default_rng(seed), 14)
     img, truth = drop(setup, seed, counts, "scatter")
     res = counter.count(img)
     assert res.counts == truth.counts
@@ -123,8 +123,8 @@ def test_a_colour_lost_in_the_tray_is_still_counted_and_asks(name: str, colour: 
 def test_white_that_shows_no_pixels_of_its_own_still_calibrates_and_counts() -> None:
     """Under a warm light on a near-white tray, white cubes match the tray pixel for pixel:
     calibration stands in a model, warns, and finds the tops by their lightness."""
-    setup = replace(rd.condition("light-tray", (640, 480)), cast=(1.15, 1.0, 0.75))
-    empty, shots = rd.calibration_set(setup, seed=3)
+    setup = replace(scenes.condition("light-tray", (640, 480)), cast=(1.15, 1.0, 0.75))
+    empty, shots = scenes.calibration_set(setup, seed=3)
     profile = calibrate(empty=empty, samples=[Sample(c, n, i, f"{c}-{n}") for c, n, i in shots])
     white = profile.colour("white")
     assert not white.reliable and white.lift > 1.0
@@ -179,7 +179,7 @@ def test_a_very_doubtful_pile_asks_even_when_the_beam_agrees(ring: tuple) -> Non
     not impossible: a reading far from sure still asks."""
     _, _, counter = ring
     for seed in range(40, 80):
-        img, truth = drop(rd.condition("ring", (640, 480)), seed, {"blue": 9, "red": 3},
+        img, truth = drop(scenes.condition("ring", (640, 480)), seed, {"blue": 9, "red": 3},
                           "cluster", tilted=0.3)
         res = counter.count(img, expected_total=sum(truth.counts.values()))
         if any(min(b.confidence, 1 - b.hidden) < 0.7 for b in res.blobs):

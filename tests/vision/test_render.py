@@ -7,14 +7,14 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from vision import COLOURS
+from vision import COLOURS, scenes
 from vision import render as rd
 
 from .conftest import SIZE, drop
 
 
 def test_ground_truth_counts_are_what_was_placed() -> None:
-    setup = rd.condition("ring", SIZE)
+    setup = scenes.condition("ring", SIZE)
     counts = {"red": 3, "yellow": 0, "blue": 2, "green": 1, "black": 4, "white": 2}
     img, truth = drop(setup, 11, counts, "cluster", tilted=0.3, stacked=0.1)
     assert truth.counts == counts
@@ -27,7 +27,7 @@ def test_ground_truth_counts_are_what_was_placed() -> None:
 
 
 def test_same_seed_same_image_other_seed_other_image() -> None:
-    setup = rd.condition("ring", SIZE)
+    setup = scenes.condition("ring", SIZE)
     a, _ = drop(setup, 4, {"red": 2, "blue": 2})
     b, _ = drop(setup, 4, {"red": 2, "blue": 2})
     c, _ = drop(setup, 5, {"red": 2, "blue": 2})
@@ -36,18 +36,18 @@ def test_same_seed_same_image_other_seed_other_image() -> None:
 
 
 def test_a_cube_under_another_is_marked_hidden() -> None:
-    setup = rd.condition("ring", SIZE)
+    setup = scenes.condition("ring", SIZE)
     rng = np.random.default_rng(0)
-    low = rd.make_cube(setup, rng, "red", 0.0, 0.0)
-    top = rd.make_cube(setup, rng, "blue", 0.5, 0.0, z_base=low.edge)
+    low = scenes.make_cube(setup, rng, "red", 0.0, 0.0)
+    top = scenes.make_cube(setup, rng, "blue", 0.5, 0.0, z_base=low.edge)
     _, truth = rd.render(setup, [low, top])
     assert truth.cubes[0]["visible_fraction"] < 0.4 < truth.cubes[1]["visible_fraction"]
     assert truth.hard
 
 
-@pytest.mark.parametrize("name", sorted(rd.CONDITIONS))
+@pytest.mark.parametrize("name", sorted(scenes.CONDITIONS))
 def test_every_named_condition_renders(name: str) -> None:
-    setup = rd.condition(name, (320, 240))
+    setup = scenes.condition(name, (320, 240))
     img, truth = drop(setup, 2, {c: 1 for c in COLOURS}, shift_mm=3.0)
     assert img.shape == (240, 320, 3)
     assert sum(truth.counts.values()) == len(COLOURS)
@@ -55,17 +55,17 @@ def test_every_named_condition_renders(name: str) -> None:
 
 def test_render_drop_is_what_simulation_mode_uses(ring: tuple) -> None:
     setup, _, counter = ring
-    img, truth = rd.render_drop({"red": 3, "green": 2}, setup, seed=9, style="scatter")
+    img, truth = scenes.render_drop({"red": 3, "green": 2}, setup, seed=9, style="scatter")
     assert truth.counts["red"] == 3 and truth.counts["green"] == 2
     assert counter.count(img).counts == truth.counts
     with pytest.raises(ValueError, match="purple"):
-        rd.render_drop({"purple": 1}, setup)
+        scenes.render_drop({"purple": 1}, setup)
 
 
 def test_tone_curve_lightens_mid_tones_and_sharpening_darkens_the_tray_beside_a_cube() -> None:
-    plain = rd.condition("ring", SIZE)
+    plain = scenes.condition("ring", SIZE)
     rng = np.random.default_rng(2)
-    cube = rd.make_cube(plain, rng, "white", 0.0, 0.0)
+    cube = scenes.make_cube(plain, rng, "white", 0.0, 0.0)
     base, truth = rd.render(plain, [cube], seed=2)
     lighter, _ = rd.render(replace(plain, tone_gamma=1.3), [cube], seed=2)
     sharp, _ = rd.render(replace(plain, sharpen=1.0), [cube], seed=2)
@@ -82,12 +82,12 @@ def test_tone_curve_lightens_mid_tones_and_sharpening_darkens_the_tray_beside_a_
 def test_cubes_in_a_pile_darken_each_others_tops() -> None:
     """Ambient occlusion: a top with neighbours all round is darker than a lone one, and only
     cube pixels change (the floor keeps its own contact shading)."""
-    setup = rd.condition("ring", SIZE)
+    setup = scenes.condition("ring", SIZE)
     rng = np.random.default_rng(4)
     edge = setup.cube_mm
-    pile = [rd.make_cube(setup, rng, "yellow", dx * 1.05 * edge, dy * 1.05 * edge)
+    pile = [scenes.make_cube(setup, rng, "yellow", dx * 1.05 * edge, dy * 1.05 * edge)
             for dx in (-1, 0, 1) for dy in (-1, 0, 1)]
-    lone = rd.make_cube(setup, rng, "yellow", 80.0, 40.0)
+    lone = scenes.make_cube(setup, rng, "yellow", 80.0, 40.0)
     shaded, truth = rd.render(setup, [*pile, lone], seed=4)
     plain, _ = rd.render(replace(setup, crowd_shade=0.0), [*pile, lone], seed=4)
 

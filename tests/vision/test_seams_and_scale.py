@@ -5,18 +5,17 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable
 from pathlib import Path
 
 import cv2
 import numpy as np
 import pytest
 
-from vision import Counter, calibrate, load_profile
+from vision import Counter, calibrate, load_profile, scenes
 from vision import render as rd
 from vision.calibrate import Sample
 from vision.count import ON_ANOTHER
-from vision.cues import neck_count, piece_elongation, seam_pieces
+from vision.cues import SeamCut, neck_count, piece_elongation, seam_count, seam_pieces
 
 from .conftest import drop
 
@@ -101,8 +100,8 @@ def test_a_cube_almost_hidden_under_another_colour_asks(ring: tuple, offset: flo
     setup, _, counter = ring
     rng = np.random.default_rng(5)
     edge = setup.cube_mm
-    red = rd.make_cube(setup, rng, "red", 0.0, 0.0)
-    blue = rd.make_cube(setup, rng, "blue", offset * edge, 0.0, z_base=edge)
+    red = scenes.make_cube(setup, rng, "red", 0.0, 0.0)
+    blue = scenes.make_cube(setup, rng, "blue", offset * edge, 0.0, z_base=edge)
     img, truth = rd.render(setup, [red, blue], seed=5)
     assert truth.counts["red"] == 1 and truth.cubes[0]["visible_fraction"] < 0.4
     res = counter.count(img)
@@ -144,7 +143,7 @@ def test_white_cubes_on_an_edge_count_right_and_ask_only_with_no_beam(ring: tupl
     setup, _, counter = ring
     for seed in range(8):
         rng = np.random.default_rng(seed)
-        cubes = [rd.make_cube(setup, rng, "white", x, y, "edge")
+        cubes = [scenes.make_cube(setup, rng, "white", x, y, "edge")
                  for x, y in ((-60, -40), (0, 40), (60, -20))]
         img, _ = rd.render(setup, cubes, seed=seed)
         res = counter.count(img)
@@ -161,9 +160,9 @@ def test_a_white_cube_lying_on_another_is_never_surely_one(ring: tuple) -> None:
     for seed in range(8):
         rng = np.random.default_rng(seed)
         x, y = rng.uniform(-60, 60), rng.uniform(-40, 40)
-        below = rd.make_cube(setup, rng, "white", x, y, "flat")
+        below = scenes.make_cube(setup, rng, "white", x, y, "flat")
         off = rng.uniform(-0.35, 0.35, 2) * setup.cube_mm
-        above = rd.make_cube(setup, rng, "white", x + off[0], y + off[1], "flat",
+        above = scenes.make_cube(setup, rng, "white", x + off[0], y + off[1], "flat",
                              below.centre[2] + below.edge / 2)
         img, truth = rd.render(setup, [below, above], seed=seed)
         res = counter.count(img)
@@ -180,7 +179,7 @@ def test_a_lone_tilted_cube_is_not_split_in_two_by_its_seams(ring: tuple) -> Non
     colours = ("red", "yellow", "blue", "green", "black", "white")
     for seed in range(12):
         rng = np.random.default_rng(seed)
-        cubes = [rd.make_cube(setup, rng, colour, -75 + 30 * i, -30 if i % 2 else 30,
+        cubes = [scenes.make_cube(setup, rng, colour, -75 + 30 * i, -30 if i % 2 else 30,
                               ("edge", "corner", "lean")[(seed + i) % 3])
                  for i, colour in enumerate(colours)]
         img, _ = rd.render(setup, cubes, seed=seed)
@@ -194,8 +193,8 @@ def test_two_white_cubes_stacked_are_not_taken_for_one_by_its_seams(ring: tuple)
     setup, _, counter = ring
     for seed in range(8):
         rng = np.random.default_rng(seed)
-        below = rd.make_cube(setup, rng, "white", 30.0, 10.0)
-        above = rd.make_cube(setup, rng, "white", 33.5, 10.0, z_base=below.edge)
+        below = scenes.make_cube(setup, rng, "white", 30.0, 10.0)
+        above = scenes.make_cube(setup, rng, "white", 33.5, 10.0, z_base=below.edge)
         img, truth = rd.render(setup, [below, above], seed=seed)
         assert truth.counts["white"] == 2
         res = counter.count(img)
@@ -210,7 +209,7 @@ def test_the_area_map_follows_perspective_out_to_the_tray_edges(ring: tuple) -> 
     centre: list[float] = []
     edge: list[float] = []
     for seed in range(8):
-        cubes = rd.random_drop(setup, np.random.default_rng(seed), {c: 3 for c in rd.COLOURS},
+        cubes = scenes.random_drop(setup, np.random.default_rng(seed), {c: 3 for c in rd.COLOURS},
                                "scatter")
         img, truth = rd.render(setup, cubes, seed=seed)
         s = counter.profile.scale
@@ -230,8 +229,8 @@ def test_the_area_map_follows_perspective_out_to_the_tray_edges(ring: tuple) -> 
 
 
 def test_calibration_measures_seams_for_the_colours() -> None:
-    setup = rd.condition("ring", (640, 480))
-    empty, shots = rd.calibration_set(setup, seed=3)
+    setup = scenes.condition("ring", (640, 480))
+    empty, shots = scenes.calibration_set(setup, seed=3)
     profile = calibrate(empty=empty, samples=[Sample(c, n, i, f"{c}-{n}") for c, n, i in shots])
     chromatic = [m for m in profile.colours if m.name not in ("black", "white")]
     assert all(m.seam_depth > 0 and 0.45 <= m.core_frac <= 1.0 for m in chromatic)
@@ -242,13 +241,13 @@ def test_cube_size_comes_from_the_photos_not_from_the_resolution() -> None:
     """A 640x480 camera close to the floor (cubes ~39 px, no tray edge in view) calibrates and
     counts: nothing assumes a resolution or that the walls are in the picture."""
     setup = rd.Setup(size=(640, 480))
-    empty, shots = rd.calibration_set(setup, seed=2)
+    empty, shots = scenes.calibration_set(setup, seed=2)
     profile = calibrate(empty=empty, samples=[Sample(c, n, i, f"{c}-{n}") for c, n, i in shots])
     side = math.sqrt(float(np.median([m.area for m in profile.colours]))) / profile.scale
     assert 30 <= side <= 48  # 10 mm at 3.9 px/mm, seen from above
     counter = Counter(profile)
     for seed in range(3):
-        counts = rd.random_counts(np.random.default_rng(seed), 12)
+        counts = scenes.random_counts(np.random.default_rng(seed), 12)
         img, truth = drop(setup, 300 + seed, counts, "scatter")
         res = counter.count(img)
         assert res.counts == truth.counts or res.needs_review, (res.counts, truth.counts)
@@ -257,7 +256,7 @@ def test_cube_size_comes_from_the_photos_not_from_the_resolution() -> None:
 
 def test_drops_stay_in_view_when_the_camera_sees_part_of_the_floor() -> None:
     setup = rd.Setup(size=(640, 480))
-    w, d = rd.placement_area(setup)
+    w, d = scenes.placement_area(setup)
     assert w < setup.tray_mm[0] and d < setup.tray_mm[1]
     _, truth = drop(setup, 5, {"red": 10, "blue": 10}, "scatter")
     for cube in truth.cubes:
@@ -266,16 +265,16 @@ def test_drops_stay_in_view_when_the_camera_sees_part_of_the_floor() -> None:
 
 
 def test_cubes_in_the_mouth_on_the_chute_are_counted() -> None:
-    setup = rd.condition("mouth", (640, 480))
-    empty, shots = rd.calibration_set(setup, seed=4)
+    setup = scenes.condition("mouth", (640, 480))
+    empty, shots = scenes.calibration_set(setup, seed=4)
     counter = Counter(
         calibrate(empty=empty, samples=[Sample(c, n, i, f"{c}-{n}") for c, n, i in shots])
     )
     tw = setup.tray_mm[0]
     rng = np.random.default_rng(9)
     cubes = [
-        rd.make_cube(setup, rng, "red", -tw / 2 - 2.0, 0.0),
-        rd.make_cube(setup, rng, "blue", 0, 0),
+        scenes.make_cube(setup, rng, "red", -tw / 2 - 2.0, 0.0),
+        scenes.make_cube(setup, rng, "blue", 0, 0),
     ]
     img, truth = rd.render(setup, cubes, seed=9)
     res = counter.count(img)
@@ -296,12 +295,12 @@ def test_profiles_without_the_seam_fields_still_load(ring: tuple, tmp_path: Path
     old = load_profile(path)
     assert all(m.seam_depth == 0 for m in old.colours)
     assert all(m.perspective == 1.0 for m in old.colours)
-    img, truth = drop(rd.condition("ring", (640, 480)), 77, {"red": 3, "green": 2}, "scatter")
+    img, truth = drop(scenes.condition("ring", (640, 480)), 77, {"red": 3, "green": 2}, "scatter")
     assert Counter(old).count(img).counts == truth.counts
     assert cv2 is not None
 
 
-def test_a_piece_of_two_tops_is_long_and_one_of_a_cube_on_its_corner_is_not(ring: tuple) -> None:
+def test_a_piece_of_two_tops_is_long_and_one_of_a_cube_on_its_corner_is_not() -> None:
     """Two flat tops uncut by a seam make a 2 x 1 piece; a cube standing on a corner shows three
     faces of about two tops' area in a compact hexagon, which must not read as two cubes."""
     labels = np.zeros((40, 60), np.int32)
@@ -310,15 +309,13 @@ def test_a_piece_of_two_tops_is_long_and_one_of_a_cube_on_its_corner_is_not(ring
     cv2.circle(labels, (12, 28), 6, 3, -1)
     elongation = piece_elongation(labels, 3)
     assert abs(elongation[0] - 2.0) < 0.05 and elongation[1] < 1.05 and elongation[2] < 1.1
-    _, profile, counter = ring
-    model = profile.colours[0]
-    expected = 100.0 / model.core_frac  # one top's core: 100 pixels
-    counter._gain = 1.0
+    face = 120.0
+    top_core = 100.0  # one top's core: 100 pixels
 
-    def one_piece(h: int, w: int) -> Callable[[], tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    def one_piece(h: int, w: int) -> SeamCut:
         labels = np.zeros((30, 30), np.int32)
         labels[2 : 2 + h, 2 : 2 + w] = 1
-        return lambda: (labels, np.array([h * w], float), np.array([h * w * model.face_grey]))
+        return SeamCut(labels, np.array([h * w], float), np.array([h * w * face]))
 
-    assert counter._seam_reading(0, expected, 2.0, one_piece(10, 20))[0] == 2
-    assert counter._seam_reading(0, expected, 2.0, one_piece(14, 14)) is None
+    assert seam_count(one_piece(10, 20), top_core, face, 2.0) == (2, 0.995)
+    assert seam_count(one_piece(14, 14), top_core, face, 2.0) is None
