@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import math
 import shutil
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from vision import COLOURS, VisionError, calibrate, format_report
+from vision.calibrate import _robust_gaussian
 
 from .conftest import rendered_profile
 
@@ -94,3 +97,15 @@ def test_a_colour_lost_in_the_tray_is_found_by_its_lighter_tops(name: str, colou
     assert 1.01 < model.lift < 1.15 and not model.reliable and "lighter top" in model.note
     assert [m.name for m in profile.colours if m.lift] == [colour]
     assert not any(m.lift for m in rendered_profile("ring")[1].colours)
+
+
+def test_a_colour_model_is_not_widened_by_the_shadowed_tray_among_its_pixels() -> None:
+    """A sixth of a black sample's pixels may be the shadowed tray beside its cubes, of any
+    lightness up to the tray's (the sample's photos at 640 x 480): enough to widen a window set
+    by the mean and covariance until it keeps them."""
+    rng = np.random.default_rng(0)
+    cube = rng.normal([25.0, 128.0, 129.0], [8.0, 2.0, 2.0], (830, 3))
+    light = np.r_[rng.uniform(40.0, 100.0, 80), rng.normal(90.0, 5.0, 90)]
+    shade = np.c_[light, rng.normal([127.0, 130.0], 2.0, (170, 2))]
+    mean, cov = _robust_gaussian(np.vstack([cube, shade]))
+    assert abs(mean[0] - 25.0) < 1.5 and math.sqrt(cov[0, 0]) < 10.0  # was 32.7 and 22

@@ -257,3 +257,23 @@ def test_a_cube_mostly_covered_by_another_colour_is_counted_but_two_parts_of_one
     res = counter.count(two)
     assert res.needs_review
     assert any("part of the red cube beside it" in r for r in res.reasons), res.reasons
+
+
+def test_a_dark_sliver_against_a_cube_asks_but_is_no_cube_unless_the_beam_says_so(
+    ring: tuple,
+) -> None:
+    """A black patch a fifth of a cube against a red cube is the shadow in a crevice as often as
+    a black cube lying under it: it asks, is not counted, and the beam's total may add it."""
+    setup, profile, counter = ring
+    img, truth = drop(setup, 81, {"red": 1})
+    cube = truth.cubes[0]
+    side = math.sqrt(profile.colour("red").area) / profile.scale
+    cx, cy = (round(v) for v in cube["center_px"])
+    x0, y0 = round(cx + 0.5 * side), round(cy - 0.4 * side)  # beside the red cube's right side
+    x1, y1 = round(x0 + 0.45 * side), round(y0 + 0.45 * side)
+    cv2.rectangle(img, (x0, y0), (x1, y1), (16, 15, 15), -1)
+    res = counter.count(img)
+    assert res.counts == truth.counts and res.needs_review, (res.counts, res.reasons)
+    assert any("shadow" in r for r in res.reasons), res.reasons
+    beam = counter.count(img, expected_total=2)
+    assert beam.counts["black"] == 1 and beam.needs_review, (beam.counts, beam.reasons)

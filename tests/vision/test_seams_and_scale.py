@@ -17,7 +17,7 @@ from vision.calibrate import Sample
 from vision.count import ON_ANOTHER
 from vision.cues import SeamCut, neck_count, piece_elongation, seam_count, seam_pieces
 
-from .conftest import drop
+from .conftest import drop, rendered_counter
 
 
 def _face(size: int, light: int, rng: np.random.Generator) -> np.ndarray:
@@ -319,3 +319,17 @@ def test_a_piece_of_two_tops_is_long_and_one_of_a_cube_on_its_corner_is_not() ->
 
     assert seam_count(one_piece(10, 20), top_core, face, 2.0) == (2, 0.995)
     assert seam_count(one_piece(14, 14), top_core, face, 2.0) is None
+
+
+@pytest.mark.parametrize("colour", ["red", "black", "white"])
+def test_cubes_well_onto_the_chute_are_seen_whole(colour: str) -> None:
+    """Cubes stop on the chute in the tray's mouth, their centres up to a wall's thickness past
+    the floor's edge: seen whole, they are counted surely."""
+    setup, counter = rendered_counter("mouth")
+    tw = setup.tray_mm[0]
+    rng = np.random.default_rng(9)
+    cubes = [scenes.make_cube(setup, rng, colour, -tw / 2 - 6.0, y) for y in (-20.0, 0.0, 20.0)]
+    img, truth = rd.render(setup, cubes, seed=9)
+    res = counter.count(img)
+    assert res.counts == truth.counts and not res.needs_review, (res.counts, res.reasons)
+    assert all(b.area_ratio > 0.7 for b in res.blobs)  # not cut off at the floor's edge
