@@ -2,7 +2,7 @@
 
     python -m tests.bench.bench_vision [DATA_DIR ...] [--rendered N] [--size WxH] [--seed S]
                                        [--only NAMES] [--repeat R] [--beam] [--blobs]
-                                       [--piles TILTED,STACKED]
+                                       [--piles TILTED,STACKED] [--camera NAMES]
 
 DATA_DIR holds ``calib/`` and ``tests/NNN.jpg`` + ``NNN.json``. With ``--rendered N`` it also
 renders every named condition of :mod:`vision.scenes` (calibration set, then N drops with the tray
@@ -15,7 +15,11 @@ exit beam does in the product: a cube hidden under others then shows as a total 
 ``--blobs`` tabulates each kind of blob reading (its reason) as right or wrong, sure or asking,
 against the truth cubes whose centres the blob's box holds: which cues to trust, and which not.
 ``--piles 0.03,0.01`` renders piles with as many tilted and stacked cubes as the sample's
-simulated drops have, instead of the harder default.
+simulated drops have, instead of the harder default. ``--camera half,dim,keystone,warm,blur``
+also counts each folder as those cameras would take it (:mod:`tests.bench.camera_changes`): the
+same drops, so the same truth, under conditions the folder's photos do not show. Without
+arguments (``make bench``): the shared sample as taken and by each such camera, and 5 drops of
+every rendered setup.
 """
 
 from __future__ import annotations
@@ -27,14 +31,15 @@ import re
 import resource
 import statistics
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import cv2
 import numpy as np
 
-from vision import COLOURS, Counter, calibrate, scenes
+from tests.bench.camera_changes import CHANGES
+from vision import COLOURS, Counter, calibrate, load_calibration_dir, scenes
 from vision import render as rd
 from vision.calibrate import Sample
 
@@ -178,21 +183,30 @@ def _memory_line() -> str:
             f"{mapped:.0f} MB mapped library files")
 
 
-def evaluate_folder(folder: Path) -> Stats:
-    """Calibrate on ``folder/calib`` and count every ``folder/tests/*.jpg`` against its JSON."""
-    stats = Stats(folder.name)
-    t0 = time.perf_counter()
-    profile = calibrate(folder / "calib")
+def evaluate_folder(folder: Path, camera: str = "") -> Stats:
+    """Calibrate on ``folder/calib`` and count every ``folder/tests/*.jpg`` against its JSON;
+    with ``camera``, every photo first changed as that camera would take it (see
+    :mod:`tests.bench.camera_changes`)."""
+    change = CHANGES[camera] if camera else None
+    stats = Stats(f"{folder.name}+{camera}" if camera else folder.name)
+    t0 = time.perf_counter()  # reading the folder is part of calibrating
+    empty, samples = load_calibration_dir(folder / "calib")
+    if change is not None:
+        empty, samples = change(empty), [replace(s, image=change(s.image)) for s in samples]
+        t0 = time.perf_counter()
+    profile = calibrate(empty=empty, samples=samples)
     stats.calib_s = time.perf_counter() - t0
     counter = Counter(profile)
     for img_path in sorted((folder / "tests").glob("*.jpg")) + sorted(
         (folder / "tests").glob("*.png")
     ):
         meta = json.loads(img_path.with_suffix(".json").read_text())
+        img = cv2.imread(str(img_path))
         counts, review, ms = _count(
-            counter, cv2.imread(str(img_path)), meta["counts"], meta.get("cubes", [])
+            counter, img if change is None else change(img), meta["counts"], meta.get("cubes", [])
         )
-        stats.add(img_path.name, meta["counts"], counts, review, ms, bool(meta.get("hard")))
+        label = f"{camera}:{img_path.name}" if camera else img_path.name
+        stats.add(label, meta["counts"], counts, review, ms, bool(meta.get("hard")))
     return stats
 
 
@@ -244,6 +258,9 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument(
         "--piles", default="", help="TILTED,STACKED shares of cubes in piles (default 0.15,0.04)"
     )
+    ap.add_argument(
+        "--camera", default="", help=f"also count each folder as other cameras: {','.join(CHANGES)}"
+    )
     args = ap.parse_args(argv)
     global REPEAT, BEAM, TALLY, PILES
     REPEAT = max(1, args.repeat)
@@ -256,12 +273,15 @@ def main(argv: list[str] | None = None) -> None:
         samples = Path(__file__).resolve().parents[3] / "shared" / "vision-samples" / "ring"
         args.folders = [samples] if samples.is_dir() else []  # rendered drops per condition
         args.rendered = 5
+        args.camera = args.camera or ",".join(CHANGES)
     cv2.setNumThreads(args.threads)
     size = tuple(int(v) for v in args.size.split("x")) if args.size else None
     all_stats: list[Stats] = []
+    cameras = [""] + [c for c in args.camera.split(",") if c]
     for folder in args.folders:
-        all_stats.append(evaluate_folder(folder))
-        print(all_stats[-1].line(), flush=True)
+        for camera in cameras:
+            all_stats.append(evaluate_folder(folder, camera))
+            print(all_stats[-1].line(), flush=True)
     if args.rendered:
         names = args.only.split(",") if args.only else list(scenes.CONDITIONS)
         for name in names:

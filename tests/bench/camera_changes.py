@@ -1,0 +1,54 @@
+"""The same photos as another camera of the same rig would take them: smaller, in dim and noisy
+light, slanted, under a warm cast, blurred. Ground truth counts stay true, so any folder in the
+samples' layout measures the counter under conditions its own photos do not show."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import cv2
+import numpy as np
+
+
+def _jpeg(img: np.ndarray, quality: int) -> np.ndarray:
+    return cv2.imdecode(cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, quality])[1], 1)
+
+
+def half(img: np.ndarray) -> np.ndarray:
+    """A camera of half the resolution (1280 x 960 -> 640 x 480)."""
+    h, w = img.shape[:2]
+    return _jpeg(cv2.resize(img, (w // 2, h // 2), interpolation=cv2.INTER_AREA), 90)
+
+
+def dim(img: np.ndarray) -> np.ndarray:
+    """A dim light: 0.42 of the exposure and read noise of 4 grey levels."""
+    rng = np.random.default_rng(int(img[::97, ::89].sum()))
+    return np.clip(img * 0.42 + rng.normal(0.0, 4.0, img.shape), 0, 255).astype(np.uint8)
+
+
+def keystone(img: np.ndarray) -> np.ndarray:
+    """A slanted view: the far edge 12% narrower than the near one."""
+    h, w = img.shape[:2]
+    corners = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+    moved = np.float32([[0.06 * w, 0], [0.94 * w, 0], [w, h], [0, h]])
+    m = cv2.getPerspectiveTransform(corners, moved)
+    return cv2.warpPerspective(img, m, (w, h), borderMode=cv2.BORDER_REPLICATE)
+
+
+def warm(img: np.ndarray) -> np.ndarray:
+    """A warm cast (tungsten): blue down a quarter, red up 15%."""
+    return np.clip(img * np.array([0.75, 1.0, 1.15]), 0, 255).astype(np.uint8)
+
+
+def blur(img: np.ndarray) -> np.ndarray:
+    """Mild defocus and strong JPEG compression."""
+    return _jpeg(cv2.GaussianBlur(img, (0, 0), 1.6), 55)
+
+
+CHANGES: dict[str, Callable[[np.ndarray], np.ndarray]] = {
+    "half": half,
+    "dim": dim,
+    "keystone": keystone,
+    "warm": warm,
+    "blur": blur,
+}
