@@ -27,6 +27,7 @@ from vision.readings import (
     NOISE_FRACTION,
     PARTIAL_FRACTION,
     Reading,
+    posterior_of,
     r_small,
     read_blob,
     second_cue,
@@ -95,6 +96,18 @@ class Blob:
     box: tuple[int, int, int, int]
     hidden: float = 0.0
     """Chance that one more cube lies unseen under this pile (its top read surely)."""
+    down_share: float = 0.5
+    """Of the chance that the reading is off by a cube, the share that it holds one fewer."""
+
+
+def _down_share(ratio: float, n: int) -> float:
+    """How a pile's possible miscount splits between one cube fewer and one more: as its area's
+    likelihood of those two counts does (a pile of 5.6 cube areas read as 6 is far likelier to
+    hold 5 than 7)."""
+    if n < 2:
+        return 0.5
+    fewer, more = posterior_of(ratio, n - 1), posterior_of(ratio, n + 1)
+    return fewer / (fewer + more) if fewer + more > 0 else 0.5
 
 
 @dataclass(frozen=True)
@@ -591,7 +604,7 @@ class Counter:
                                      "cores apart agree", f"{necks} cores stand apart",
                                      keep=tilted)
         blob = Blob(name, reading.n, reading.confidence, ratio, reading.why, (x, y, w, h),
-                    reading.hidden)
+                    reading.hidden, _down_share(ratio, reading.n))
         return blob, self._detections(name, sub, contour, (x, y), reading.n, reading.confidence)
 
     @staticmethod

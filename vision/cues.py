@@ -201,6 +201,8 @@ def seam_count(
         kept += size
     if n == 0 or not 0.65 <= kept / (top_core * ratio) <= 1.2:
         return None
+    if n >= 3 and (cut.sizes / top_core >= 0.2).sum() == 1:
+        return None  # nothing cut: one piece of several tops is the blob's area over again
     if not 0.75 <= ratio / n <= 1.4:
         return None
     if ratio >= 1.85 and posterior_of(ratio, n) < 0.02:

@@ -32,6 +32,9 @@ class Reading(Protocol):
     @property
     def area_ratio(self) -> float: ...
 
+    @property
+    def down_share(self) -> float: ...
+
 
 HIDDEN_RISK = 0.015
 """Chance, per cube touching another in a pile, that one more lies unseen beneath them."""
@@ -103,15 +106,17 @@ BEAM_FLOOR = 0.7
 
 def miscount_odds(blob: Reading) -> tuple[float, float, float]:
     """Chances that a blob holds one cube fewer, exactly as many, or one more than it was read
-    as: a pile may hide one more; any other doubt goes either way, but for less than one cube's
-    area read as one cube (a part of a cube, a sliver), where the doubt is whether it is a cube,
-    and for a patch read as no cube, which can only be one more."""
+    as: a pile may hide one more; any other doubt goes either way (as its area allows: see
+    ``down_share``), but for less than one cube's area read as one cube (a part of a cube, a
+    sliver), where the doubt is whether it is a cube, and for a patch read as no cube, which can
+    only be one more."""
     rest = 1.0 - blob.confidence
     if blob.n == 0:  # a patch read as no cube
         return 0.0, blob.confidence, rest
     if blob.n == 1 and blob.area_ratio < 1.0:
         return rest, blob.confidence * (1.0 - blob.hidden), blob.confidence * blob.hidden
-    return rest / 2, blob.confidence * (1.0 - blob.hidden), rest / 2 + blob.confidence * blob.hidden
+    down = rest * blob.down_share
+    return down, blob.confidence * (1.0 - blob.hidden), rest - down + blob.confidence * blob.hidden
 
 
 def beam_confidence(blobs: Sequence[Reading]) -> tuple[float, list[float]]:

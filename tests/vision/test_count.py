@@ -13,7 +13,7 @@ import pytest
 from vision import COLOURS, Counter, VisionError, calibrate, scenes
 from vision import render as rd
 from vision.calibrate import Sample
-from vision.count import Blob
+from vision.count import Blob, _down_share
 from vision.odds import beam_confidence, beam_fix
 
 from .conftest import drop, rendered_counter
@@ -277,3 +277,14 @@ def test_a_dark_sliver_against_a_cube_asks_but_is_no_cube_unless_the_beam_says_s
     assert any("shadow" in r for r in res.reasons), res.reasons
     beam = counter.count(img, expected_total=2)
     assert beam.counts["black"] == 1 and beam.needs_review, (beam.counts, beam.reasons)
+
+
+def test_a_short_total_goes_to_the_pile_whose_area_allows_one_more() -> None:
+    """Two doubtful piles: one read as 6 from 5.6 cube areas (it may hold 5, hardly 7), one read
+    as 5 from 5.5 (it may well hold 6): the cube the beam says is missing is the second's."""
+    assert _down_share(5.61, 6) > 0.9 and _down_share(5.49, 5) < 0.5
+    read_up = replace(_blob(6, 0.49, area=5.61), down_share=_down_share(5.61, 6))
+    read_down = replace(_blob(5, 0.61, area=5.49), down_share=_down_share(5.49, 5))
+    sure = [_blob(1, 0.999)] * 5
+    assert beam_fix([*sure, read_up, read_down], 1) == [0] * 6 + [1]
+    assert beam_fix([*sure, read_up, read_down], -1) == [0] * 5 + [-1, 0]

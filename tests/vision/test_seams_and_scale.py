@@ -333,3 +333,17 @@ def test_cubes_well_onto_the_chute_are_seen_whole(colour: str) -> None:
     res = counter.count(img)
     assert res.counts == truth.counts and not res.needs_review, (res.counts, res.reasons)
     assert all(b.area_ratio > 0.7 for b in res.blobs)  # not cut off at the floor's edge
+
+
+def test_seams_that_cut_nothing_do_not_confirm_a_pile_of_three() -> None:
+    """One uncut piece of three tops' area is only the blob's area again (two cubes and part of
+    a third under them show the same); three pieces of a top each are seams that count."""
+    face, top_core = 120.0, 100.0
+    labels = np.zeros((12, 40), np.int32)
+    labels[1:11, 1:31] = 1
+    whole = SeamCut(labels, np.array([300.0]), np.array([300.0 * face]))
+    assert seam_count(whole, top_core, face, 3.0) is None
+    cut = labels.copy()
+    cut[1:11, 11:21], cut[1:11, 21:31] = 2, 3
+    three = SeamCut(cut, np.array([100.0] * 3), np.array([100.0 * face] * 3))
+    assert seam_count(three, top_core, face, 3.0) == (3, pytest.approx(0.995**3))
