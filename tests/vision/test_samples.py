@@ -41,7 +41,9 @@ def test_ring_sample_counts_exactly_or_asks() -> None:
         asked += res.counts == truth and res.needs_review
         asked_with_beam += beam.counts == truth and beam.needs_review
     assert exact >= len(images) - 1
-    assert exact_with_beam >= exact and asked_with_beam <= asked
+    # The beam never makes a sure count doubtful (a count it mends is right but always asks).
+    assert exact_with_beam >= exact
+    assert exact_with_beam - asked_with_beam >= exact - asked
 
 
 @pytest.mark.skipif(RING is None, reason="shared vision samples not present")
