@@ -292,17 +292,16 @@ def _robust_gaussian(lab: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     shrunk to 640 x 480), enough to widen a window set by the covariance so that it stays in,
     and the black model then took shadows for black cubes. Then three cuts at 3 sigma.
     """
+    def within(pts: np.ndarray, mean: np.ndarray, cov: np.ndarray, sigmas: float) -> np.ndarray:
+        d = pts - mean
+        return pts[np.einsum("ij,jk,ik->i", d, np.linalg.inv(cov), d) < sigmas**2]
+
     med = np.median(lab, 0)
     spread = np.diag((1.4826 * np.median(np.abs(lab - med), 0)) ** 2) + np.eye(3) * 4.0
-    d = lab - med
-    wide = lab[np.einsum("ij,jk,ik->i", d, np.linalg.inv(spread), d) < 4.0**2]
+    wide = within(lab, med, spread, 4.0)
     pool = keep = wide if len(wide) >= 30 else lab
     for _ in range(3):
-        mean = keep.mean(0)
-        cov = np.cov(keep.T) + np.eye(3) * 4.0
-        d = pool - mean
-        m = np.sqrt(np.einsum("ij,jk,ik->i", d, np.linalg.inv(cov), d))
-        nxt = pool[m < 3.0]
+        nxt = within(pool, keep.mean(0), np.cov(keep.T) + np.eye(3) * 4.0, 3.0)
         if len(nxt) < 30:
             break
         keep = nxt
@@ -493,8 +492,8 @@ class _Calibration:
             ring = cv2.dilate(mask, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k_out, k_out)))
             sel = (ring > 0) & (near == 0) & (roi_a > 0)
             far = (ring == 0) & (roi_a > 0)
-            darks += [dark[sel], dark[far][::7]]
             shades.append(dark[sel])
+            darks += [shades[-1], dark[far][::7]]
             brights += [bright[sel], bright[far][::7]]
             chromas += [chroma[sel], chroma[far][::7]]
             del dark, bright, chroma

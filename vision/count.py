@@ -538,14 +538,14 @@ class Counter:
         if ratio < NOISE_FRACTION and (
                 ratio < SLIVER_FRACTION or not self._against_other(index, sub, cx, cy, around)):
             return None, []  # a speck, alone on the tray
-        contours, _ = cv2.findContours(sub, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-        contour = max(contours, key=cv2.contourArea)
         if ratio < NOISE_FRACTION and name == "black":
             # As often the shadow in a crevice between cubes as a cube under them (the shared
             # sample's photos: 6 such slivers over 5 variants of it, all shadows; rendered drops:
             # 4 of 5 were cubes, but rendered shadows are paler).
             # Not counted, and asked about; an exit beam's total that is short may still add it.
             return Blob(name, 0, SLIVER_CONFIDENCE, ratio, SHADE_SLIVER, (x, y, w, h)), []
+        contours, _ = cv2.findContours(sub, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        contour = max(contours, key=cv2.contourArea)
         if ratio < NOISE_FRACTION:
             # Against a cube of another colour, the corner of a cube lying almost wholly under
             # it (41 of 41 in rendered drops): counted, and asked about.

@@ -181,7 +181,7 @@ def seam_count(
     two = np.rint(cut.sizes / top_core) == 2
     elongation = (piece_elongation(cut.labels, len(cut.sizes)) if two.any()
                   else np.ones(len(cut.sizes)))
-    n, conf, kept = 0, 1.0, 0.0
+    n, conf, kept, read = 0, 1.0, 0.0, 0
     for size, total, long in zip(cut.sizes, cut.sums, elongation, strict=True):
         q = size / top_core
         if q < 0.08:
@@ -199,9 +199,10 @@ def seam_count(
         conf *= 0.995 if abs(q - m) <= 0.2 * math.sqrt(m) else 0.97
         n += m
         kept += size
+        read += 1
     if n == 0 or not 0.65 <= kept / (top_core * ratio) <= 1.2:
         return None
-    if n >= 3 and (cut.sizes / top_core >= 0.2).sum() == 1:
+    if n >= 3 and read == 1:
         return None  # nothing cut: one piece of several tops is the blob's area over again
     if not 0.75 <= ratio / n <= 1.4:
         return None
