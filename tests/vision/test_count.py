@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from vision import COLOURS, Counter, VisionError, calibrate, scenes
+from vision import count as count_module
 from vision import render as rd
 from vision.calibrate import Sample
 from vision.count import Blob, _down_share
@@ -288,3 +289,28 @@ def test_a_short_total_goes_to_the_pile_whose_area_allows_one_more() -> None:
     sure = [_blob(1, 0.999)] * 5
     assert beam_fix([*sure, read_up, read_down], 1) == [0] * 6 + [1]
     assert beam_fix([*sure, read_up, read_down], -1) == [0] * 5 + [-1, 0]
+
+
+def _angled_pair(setup: rd.Setup) -> list[rd.Cube]:
+    """Two flat red cubes touching side to side, one turned 30 degrees: no row, no block."""
+    e = setup.cube_mm
+    a = rd.Cube("red", (0.0, 0.0, e / 2), tuple(map(tuple, rd.rot_z(0.0).tolist())), e)
+    b = rd.Cube("red", (e * 1.02, e * 0.3, e / 2), tuple(map(tuple, rd.rot_z(0.52).tolist())), e)
+    return [a, b]
+
+
+def test_a_pair_read_from_its_area_alone_is_not_sure(
+    ring: tuple, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where seams and cores cannot read a pair, its area alone does not make it sure: such
+    pairs hold a third cube, mostly hidden, far more often than their area's odds say."""
+    setup, _, counter = ring
+    img, truth = rd.render(setup, _angled_pair(setup), seed=7)
+    read = next(b for b in counter.count(img).blobs if b.colour == "red")
+    assert truth.counts["red"] == 2 and read.n == 2
+    assert read.confidence > count_module.UNCONFIRMED_PAIR  # the cues confirm it here
+    monkeypatch.setattr(count_module, "cut_at_seams", lambda *a, **k: None)
+    monkeypatch.setattr(count_module, "neck_count", lambda *a, **k: None)
+    alone = next(b for b in counter.count(img).blobs if b.colour == "red")
+    assert alone.n == 2 and alone.reason == "cluster of 2"
+    assert alone.confidence <= count_module.UNCONFIRMED_PAIR
