@@ -567,6 +567,8 @@ class Counter:
         n, conf, why = read_blob(
             ratio, max(rw, rh) / side, min(rw, rh) / side, min(1.0, solidity), min(1.0, fill)
         )
+        if n == 0:  # a line: no cube, whatever seams or cores would say; it asks
+            return Blob(name, 0, conf, ratio, why, (x, y, w, h)), []
         if (n == 1 and (r_small(why) or ratio < PARTIAL_FRACTION) and self.chromatic[index]
                 and self._against_other(index, sub, cx, cy, around)):
             # A small blob against a cube of another colour is a cube partly covered by it (or

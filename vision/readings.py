@@ -13,6 +13,13 @@ NOISE_FRACTION = 0.3
 """Blobs smaller than this many cube areas are noise (a sliver of seam, a speck of glare)."""
 PARTIAL_FRACTION = 0.62
 """Blobs between noise and this are a cube mostly hidden, or not a cube: always doubtful."""
+LINE = "a thin line, no cube's shape (a rim's edge, a shadow or a glare?)"
+"""Why a blob far longer than a cube but much thinner holds none."""
+LINE_WIDTH, LINE_LENGTH = 0.4, 2.0
+"""A blob thinner than this (in cube sides) and longer than that is a line: a cube mostly hidden
+shows a strip at most its diagonal long (about 1.6 sides, seen off axis). Seen in the shared
+sample taken 1.33 times closer: the tray rim's shadow and glare at the floor's edge, 5-7 sides
+long and 0.2 thick, read as a black and a white cube."""
 
 
 def read_blob(
@@ -27,6 +34,8 @@ def read_blob(
     r = area_ratio
     if r < NOISE_FRACTION:
         return 0, 1.0, "noise"
+    if short_side < LINE_WIDTH and long_side > LINE_LENGTH:
+        return 0, 0.5, LINE
     if r < PARTIAL_FRACTION:
         # A black or white cube in shade or glare, most often (41 of 46 in rendered drops; the
         # rest were shadows or the other part of a split cube): it asks, unless the beam agrees.

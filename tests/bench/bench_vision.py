@@ -15,11 +15,11 @@ exit beam does in the product: a cube hidden under others then shows as a total 
 ``--blobs`` tabulates each kind of blob reading (its reason) as right or wrong, sure or asking,
 against the truth cubes whose centres the blob's box holds: which cues to trust, and which not.
 ``--piles 0.03,0.01`` renders piles with as many tilted and stacked cubes as the sample's
-simulated drops have, instead of the harder default. ``--camera half,dim,keystone,warm,blur``
-also counts each folder as those cameras would take it (:mod:`tests.bench.camera_changes`): the
-same drops, so the same truth, under conditions the folder's photos do not show. Without
-arguments (``make bench``): the shared sample as taken and by each such camera, and 5 drops of
-every rendered setup.
+simulated drops have, instead of the harder default. ``--camera half,dim,keystone,warm,blur,
+dim+blur`` also counts each folder as those cameras would take it
+(:mod:`tests.bench.camera_changes`): the same drops, so the same truth, under conditions the
+folder's photos do not show. Without arguments (``make bench``): the shared sample as taken and
+by each such camera, and 5 drops of every rendered setup.
 """
 
 from __future__ import annotations

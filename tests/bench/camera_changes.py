@@ -1,6 +1,7 @@
 """The same photos as another camera of the same rig would take them: smaller, in dim and noisy
-light, slanted, under a warm cast, blurred. Ground truth counts stay true, so any folder in the
-samples' layout measures the counter under conditions its own photos do not show."""
+light, slanted, under a warm cast, blurred, or dim and blurred at once. Ground truth counts stay
+true, so any folder in the samples' layout measures the counter under conditions its own photos
+do not show."""
 
 from __future__ import annotations
 
@@ -45,10 +46,16 @@ def blur(img: np.ndarray) -> np.ndarray:
     return _jpeg(cv2.GaussianBlur(img, (0, 0), 1.6), 55)
 
 
+def dim_blur(img: np.ndarray) -> np.ndarray:
+    """A dim room and a cheap camera at once: :func:`dim`, then :func:`blur`."""
+    return blur(dim(img))
+
+
 CHANGES: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "half": half,
     "dim": dim,
     "keystone": keystone,
     "warm": warm,
     "blur": blur,
+    "dim+blur": dim_blur,
 }

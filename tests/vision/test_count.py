@@ -314,3 +314,19 @@ def test_a_pair_read_from_its_area_alone_is_not_sure(
     alone = next(b for b in counter.count(img).blobs if b.colour == "red")
     assert alone.n == 2 and alone.reason == "cluster of 2"
     assert alone.confidence <= count_module.UNCONFIRMED_PAIR
+
+
+def test_a_thin_line_is_no_cube_but_asks(ring: tuple) -> None:
+    """A line far longer than a cube and much thinner (a rim's shadow, a streak of glare) holds
+    no cube, whatever its area; it is shown for review."""
+    setup, profile, counter = ring
+    img, _ = drop(setup, 5, {"red": 2})
+    side = math.sqrt(profile.colours[0].area) / profile.scale  # full-image pixels
+    h, w = img.shape[:2]
+    y = h // 2 + round(2 * side)
+    cv2.line(img, (w // 2 - round(2.5 * side), y), (w // 2 + round(2.5 * side), y), (25, 25, 25),
+             max(2, round(0.2 * side)))
+    res = counter.count(img)
+    assert res.counts == {**{c: 0 for c in COLOURS}, "red": 2}
+    assert res.needs_review
+    assert any(b.n == 0 and b.colour == "black" for b in res.blobs)

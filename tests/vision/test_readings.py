@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from vision.odds import BEAM_FLOOR, REVIEW_BELOW
-from vision.readings import OUTVOTED_CONFIDENCE, Reading, read_blob, second_cue
+from vision.readings import LINE, OUTVOTED_CONFIDENCE, Reading, read_blob, second_cue
 
 
 def test_an_l_of_three_flush_cubes_counts_three_by_its_shape() -> None:
@@ -46,3 +46,9 @@ def test_two_cues_that_outvote_the_area_leave_the_pile_asking() -> None:
     # With nothing against them, agreeing cues are as sure as the surer one.
     sure = second_cue(2.9, area, 3, 0.99, "seams agree", "the seams suggest 3")
     assert (sure.n, sure.confidence) == (3, 0.99)
+
+
+def test_a_blob_much_longer_and_thinner_than_a_cube_is_a_line() -> None:
+    n, confidence, why = read_blob(0.9, 6.8, 0.22, 0.95, 0.9)
+    assert (n, why) == (0, LINE) and confidence < 0.9
+    assert read_blob(0.4, 1.5, 0.3, 0.9, 0.9)[0] == 1  # a hidden cube's strip stays a cube
