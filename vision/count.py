@@ -42,6 +42,11 @@ SLIVER_CONFIDENCE = 0.65
 cube hides under another, others may too, so errors that cancel are likelier there."""
 SPECK_PIXELS = 8
 """Fewest working pixels of a colour that may be a trace of a cube lying under another."""
+TRACE_CHROMA = 0.5
+"""Least share of its colour's chroma (at its lightness) that such a trace shows: a face of the
+cube under the others keeps its colour, a crevice shadow labelled so in dim, blurred light is
+nearly grey. Rendered drops (2 seeds, harder piles): 18 traces at 0.68-0.97, 17 of them hidden
+cubes; the shared sample dimmed and blurred: 4 false green traces at 0.05-0.33."""
 BETWEEN = -1
 """Key of the unknown patches lying between cubes of two colours."""
 FEATURELESS = 12.0
@@ -256,6 +261,7 @@ class Counter:
             x0, y0, x1, y1 = seen.box
             grey = cv2.cvtColor(seen.work[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY)
         self._gain = seen.gain
+        self._work = seen.work
         present = pixels.label_counts(labels)
         joins = self._joinable_unknown(labels, present)
         absorbed = np.zeros(labels.shape, np.uint8)
@@ -436,7 +442,10 @@ class Counter:
             ratio = sum(sp[0] for sp in group)
             if ratio < SLIVER_FRACTION:
                 continue
-            hull = cv2.convexHull(np.concatenate([sp[3] for sp in group]))
+            pts = np.concatenate([sp[3] for sp in group])
+            if self._chroma_share(index, pts.reshape(-1, 2) + np.array(origin)) < TRACE_CHROMA:
+                continue  # dark and grey: the shadow in a crevice, not a face of the colour
+            hull = cv2.convexHull(pts)
             x, y, w, h = cv2.boundingRect(hull)
             why = "specks against another colour: a cube almost hidden under it?"
             name = self.names[index]
@@ -444,6 +453,21 @@ class Counter:
             blob = Blob(name, 1, SLIVER_CONFIDENCE, ratio, why, box)
             out.append((blob, [self._detection(name, hull, origin, SLIVER_CONFIDENCE)]))
         return out
+
+    def _chroma_share(self, index: int, points: np.ndarray) -> float:
+        """How much of its colour's chroma a few working pixels (x, y) show, against what a face
+        of that colour shows at their lightness (a face turned from the light is darker, and its
+        chroma falls with its lightness)."""
+        if self._work is None or points.size == 0:
+            return 1.0
+        h, w = self._work.shape[:2]
+        xs, ys = np.clip(points[:, 0], 0, w - 1), np.clip(points[:, 1], 0, h - 1)
+        lab = cv2.cvtColor(self._work[ys, xs].reshape(-1, 1, 3), cv2.COLOR_BGR2LAB)
+        L, a, b = lab.reshape(-1, 3).astype(np.float64).mean(0)
+        mean = self.profile.colours[index].mean
+        own = math.hypot(mean[1] - 128.0, mean[2] - 128.0)
+        expected = own * min(1.0, L / max(1.0, mean[0]))
+        return math.hypot(a - 128.0, b - 128.0) / max(1.0, expected)
 
     def _split_cubes(
         self, index: int, found: list[tuple[Blob, list[Detection]]]

@@ -47,11 +47,12 @@ def test_ring_sample_counts_exactly_or_asks() -> None:
 
 
 @pytest.mark.skipif(RING is None, reason="shared vision samples not present")
-@pytest.mark.parametrize("name", ["half", "dim", "keystone"])
+@pytest.mark.parametrize("name", ["half", "dim", "keystone", "dim+blur"])
 def test_the_sample_seen_by_another_camera_counts_exactly_or_asks(name: str) -> None:
-    """The same drops through a smaller camera, in dim and noisy light, or from a slant: every
-    colour still separates (black's model takes in none of the shadows beside its cubes, and
-    noise is no hard light), and every count is right or asks."""
+    """The same drops through a smaller camera, in dim and noisy light, from a slant, or dim and
+    blurred at once: every colour still separates (black's model takes in none of the shadows
+    beside its cubes, noise is no hard light, and grey crevice shadows are no traces of a
+    coloured cube), and every count is right or asks."""
     assert RING is not None
     change = CHANGES[name]
     empty, samples = load_calibration_dir(RING / "calib")
