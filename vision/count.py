@@ -189,10 +189,8 @@ class Counter:
         covs = np.array([c.cov for c in profile.colours])
         self.lut_class, self.lut_dist = pixels.mahalanobis_lut(means, covs)
         self.names = [c.name for c in profile.colours]
-        self.chromatic = [
-            math.hypot(c.mean[1] - 128.0, c.mean[2] - 128.0) >= pixels.CHROMATIC
-            for c in profile.colours
-        ]
+        self.chroma = [math.hypot(c.mean[1] - 128.0, c.mean[2] - 128.0) for c in profile.colours]
+        self.chromatic = [c >= pixels.CHROMATIC for c in self.chroma]
         self.tray_test = pixels.TrayTest(*profile.ratio_range, profile.chroma_limit)
         self.labeller = pixels.SparseLabeller(self.bg_lab, self.roi, self.tray_test)
         self.unreliable = [c.name for c in profile.colours if not c.reliable]
@@ -460,13 +458,11 @@ class Counter:
         chroma falls with its lightness)."""
         if self._work is None or points.size == 0:
             return 1.0
-        h, w = self._work.shape[:2]
-        xs, ys = np.clip(points[:, 0], 0, w - 1), np.clip(points[:, 1], 0, h - 1)
-        lab = cv2.cvtColor(self._work[ys, xs].reshape(-1, 1, 3), cv2.COLOR_BGR2LAB)
+        bgr = self._work[points[:, 1], points[:, 0]]
+        lab = cv2.cvtColor(bgr.reshape(-1, 1, 3), cv2.COLOR_BGR2LAB)
         L, a, b = lab.reshape(-1, 3).astype(np.float64).mean(0)
-        mean = self.profile.colours[index].mean
-        own = math.hypot(mean[1] - 128.0, mean[2] - 128.0)
-        expected = own * min(1.0, L / max(1.0, mean[0]))
+        lightness = self.profile.colours[index].mean[0]
+        expected = self.chroma[index] * min(1.0, L / max(1.0, lightness))
         return math.hypot(a - 128.0, b - 128.0) / max(1.0, expected)
 
     def _split_cubes(
