@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -63,13 +63,14 @@ def read_image(path: Path) -> np.ndarray:
     return img
 
 
-def load_calibration_dir(folder: str | Path) -> tuple[np.ndarray, list[Sample]]:
-    """Read ``empty.*`` and ``<colour>-<n>.*`` from a calibration folder, checking every name."""
+def _calibration_files(folder: str | Path) -> tuple[Path, list[tuple[str, int, Path]]]:
+    """Check a calibration folder's names: the empty tray's photo, and each sample's colour,
+    count and file."""
     root = Path(folder)
     if not root.is_dir():
         raise VisionError(f"{root}: not a folder")
     empty: Path | None = None
-    samples: list[Sample] = []
+    files: list[tuple[str, int, Path]] = []
     for path in sorted(root.iterdir()):
         if path.suffix.lower() not in IMAGE_EXTS or not path.is_file():
             continue
@@ -89,14 +90,21 @@ def load_calibration_dir(folder: str | Path) -> tuple[np.ndarray, list[Sample]]:
             raise VisionError(f"{path}: unknown colour '{colour}' (known: {', '.join(COLOURS)})")
         if n < 1:
             raise VisionError(f"{path}: a calibration photo must hold at least one cube")
-        samples.append(Sample(colour, n, read_image(path), str(path)))
+        files.append((colour, n, path))
     if empty is None:
         raise VisionError(f"{root / 'empty.jpg'}: missing (a photo of the empty tray)")
-    have = {s.colour for s in samples}
+    have = {colour for colour, _, _ in files}
     for colour in COLOURS:
         if colour not in have:
             raise VisionError(f"{root / (colour + '-N.jpg')}: missing (N cubes of {colour} only)")
-    return read_image(empty), samples
+    return empty, files
+
+
+def load_calibration_dir(folder: str | Path) -> tuple[np.ndarray, list[Sample]]:
+    """Read ``empty.*`` and every ``<colour>-<n>.*`` of a calibration folder, all decoded (for
+    callers that change the photos before calibrating; :func:`calibrate` reads them in turn)."""
+    empty, files = _calibration_files(folder)
+    return read_image(empty), [Sample(c, n, read_image(path), str(path)) for c, n, path in files]
 
 
 def calibrate(
@@ -107,15 +115,18 @@ def calibrate(
 ) -> Profile:
     """Build a profile from a calibration folder, or from an empty frame and samples in memory."""
     if source is not None:
-        empty, loaded = load_calibration_dir(source)
-        samples = loaded
-        del loaded
+        empty_path, files = _calibration_files(source)
+
+        def photos() -> Iterator[Sample]:
+            # Decoded one at a time, twice (a first look, then the working copies): holding
+            # all the full photos at once was most of calibration's memory.
+            return (Sample(c, n, read_image(path), str(path)) for c, n, path in files)
+
+        return _Calibration(read_image(empty_path), photos).run()
     if empty is None or not samples:
         raise VisionError("calibrate needs a folder, or an empty-tray image and samples")
-    run = _Calibration(empty, list(samples))
-    if source is not None:
-        empty = samples = None  # the run holds the only references: it frees them early
-    return run.run()
+    given = list(samples)
+    return _Calibration(empty, lambda: given).run()
 
 
 FLOOR_GROWTH = 1.2
@@ -330,21 +341,18 @@ def _changed(profile: Profile, colour: str, **changes: Any) -> Profile:
 class _Calibration:
     """One calibration run (kept as an object so each step is a small method)."""
 
-    def __init__(self, empty: np.ndarray, samples: list[Sample]) -> None:
+    def __init__(self, empty: np.ndarray, photos: Callable[[], Iterable[Sample]]) -> None:
         self.empty = empty
-        self.samples = samples
+        self.photos = photos
+        """The calibration photos at full size, each time they are needed."""
+        self.samples: list[Sample] = []
+        """The same at working scale (from :meth:`run` on)."""
         self.verified: list[dict[str, int]] = []
         """Each photo's counts under the profile last verified."""
         self.shadow_depth = 1.0
         """How dark the shadows beside the cubes are (see :meth:`_tray_test`)."""
         h, w = empty.shape[:2]
         self.image_size = (w, h)
-        for s in samples:
-            if s.image.shape[:2] != empty.shape[:2]:
-                raise VisionError(
-                    f"{s.name}: size {s.image.shape[1]}x{s.image.shape[0]} differs from "
-                    f"the empty tray's {w}x{h}"
-                )
 
     def run(self) -> Profile:
         scale = self._choose_scale()
@@ -353,9 +361,8 @@ class _Calibration:
             max(16, round(self.image_size[1] * scale)),
         )
         bg = pixels.smooth_background(pixels.to_working(self.empty, size))
-        work = [pixels.to_working(s.image, size) for s in self.samples]
-        # Only working-scale copies are needed from here on: let the full photos go (memory).
-        self.samples = [replace(s, image=w) for s, w in zip(self.samples, work, strict=True)]
+        self.samples = [replace(s, image=pixels.to_working(s.image, size)) for s in self.photos()]
+        work = [s.image for s in self.samples]
         self.empty = bg
         side = self.side0 * scale / self.scale0
         roi_poly = _floor_polygon(bg, side)
@@ -456,12 +463,19 @@ class _Calibration:
         bg = pixels.smooth_background(pixels.to_working(self.empty, size))
         roi = pixels.roi_mask(_floor_polygon(bg, 10.0), size)
         areas: list[float] = []
-        for s in self.samples:
+        names: list[str] = []
+        for s in self.photos():
+            if s.image.shape[:2] != (h, w):
+                raise VisionError(
+                    f"{s.name}: size {s.image.shape[1]}x{s.image.shape[0]} differs from "
+                    f"the empty tray's {w}x{h}"
+                )
             mask = _cube_mask(pixels.to_working(s.image, size), bg, roi, s.n)
             areas.extend(a for a, _, _ in _components(mask, roi, 12))
+            names.append(s.name)
         if not areas:
             raise VisionError(
-                f"{self.samples[0].name}: no cubes found in any photo "
+                f"{names[0]}: no cubes found in any photo "
                 "(are they of the same setup as the empty tray?)"
             )
         self.side0 = math.sqrt(float(np.median(areas)))
