@@ -334,8 +334,31 @@ def render(setup: Setup, cubes: Sequence[Cube], seed: int = 0) -> tuple[np.ndarr
     """Render a tray holding ``cubes``; returns a BGR uint8 photo and its ground truth."""
     rng = np.random.default_rng(seed)
     cam = Camera(setup)
-    w, h = setup.size
     canvas = _Canvas(setup)
+    _draw_floor(setup, cam, canvas, rng, cubes)
+    _draw_walls(setup, cam, canvas, rng)
+    # Cubes, back to front.
+    order = sorted(
+        range(len(cubes)),
+        key=lambda i: -float(cam.depth(to_world(setup, np.array([cubes[i].centre])))[0]),
+    )
+    alone = np.zeros(len(cubes))
+    for i in order:
+        alone[i] = _draw_cube(setup, cam, canvas, rng, cubes[i], i)
+    if setup.crowd_shade > 0:
+        _shade_crowds(setup, canvas, len(cubes))
+    visible = np.bincount(canvas.ids[canvas.ids >= 0].ravel(), minlength=len(cubes))
+    img = _finish(setup, canvas.rgb, rng)
+    truth = _truth(setup, cam, cubes, visible, alone)
+    return img, truth
+
+
+def _draw_floor(
+    setup: Setup, cam: Camera, canvas: _Canvas, rng: np.random.Generator, cubes: Sequence[Cube]
+) -> None:
+    """The table, and the tray floor lit and shadowed by the cubes on it (its full-size float
+    layers are let go on return: they were most of a render's memory)."""
+    w, h = setup.size
     tw, th = setup.tray_mm
     shade_floor = np.full((h, w), setup.ambient, np.float32)
     light_floor = np.zeros((h, w, 3), np.float32)
@@ -423,24 +446,13 @@ def render(setup: Setup, cubes: Sequence[Cube], seed: int = 0) -> tuple[np.ndarr
         cv2.fillConvexPoly(ao, cv2.convexHull(np.round(foot).astype(np.int32)), 1.0)
     ao = cv2.GaussianBlur(ao, (0, 0), setup.cube_mm * setup.px_per_mm * 0.25)
     shade_floor = shade_floor * (1 - 0.4 * np.clip(ao, 0, 1))
-    floor_rgb = floor_img * (shade_floor[..., None] + light_floor)
-    a = (floor_cov * (floor_mask / 255.0))[..., None]
-    canvas.rgb = canvas.rgb * (1 - a) + floor_rgb * a
-    _draw_walls(setup, cam, canvas, rng)
-    # Cubes, back to front.
-    order = sorted(
-        range(len(cubes)),
-        key=lambda i: -float(cam.depth(to_world(setup, np.array([cubes[i].centre])))[0]),
-    )
-    alone = np.zeros(len(cubes))
-    for i in order:
-        alone[i] = _draw_cube(setup, cam, canvas, rng, cubes[i], i)
-    if setup.crowd_shade > 0:
-        _shade_crowds(setup, canvas, len(cubes))
-    visible = np.bincount(canvas.ids[canvas.ids >= 0].ravel(), minlength=len(cubes))
-    img = _finish(setup, canvas.rgb, rng)
-    truth = _truth(setup, cam, cubes, visible, alone)
-    return img, truth
+    floor_rgb = light_floor  # reused in place: light_floor is not needed after
+    floor_rgb += shade_floor[..., None]
+    floor_rgb *= floor_img
+    a = (floor_cov * (floor_mask.astype(np.float32) / 255.0))[..., None]
+    canvas.rgb *= 1 - a
+    floor_rgb *= a
+    canvas.rgb += floor_rgb
 
 
 def _shade_crowds(setup: Setup, canvas: _Canvas, n: int) -> None:
@@ -550,26 +562,33 @@ def _draw_cube(
 
 def _finish(setup: Setup, rgb: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """Camera: exposure, colour cast, vignette, blur, gamma and tone, sharpening, noise, JPEG."""
+    # Full-size float layers are reused in place where they can be (memory, on a Pi).
     h, w = rgb.shape[:2]
-    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    yy, xx = (v.astype(np.float32) for v in np.ogrid[0:h, 0:w])
     r2 = ((xx - w / 2) ** 2 + (yy - h / 2) ** 2) / ((w / 2) ** 2 + (h / 2) ** 2)
-    out = (
-        rgb
-        * (setup.exposure * (1 - setup.vignette * r2))[..., None]
-        * np.asarray(setup.cast, np.float32)
-    )
+    out = rgb * (setup.exposure * (1 - setup.vignette * r2))[..., None]
+    out *= np.asarray(setup.cast, np.float32)
+    del r2
     if setup.blur_px > 0:
         out = cv2.GaussianBlur(out, (0, 0), setup.blur_px)
     gamma = (np.power(np.linspace(0, 1, 4096, dtype=np.float32), 1 / 2.2) * 255.0).astype(
         np.float32
     )
-    srgb = gamma[np.clip(np.nan_to_num(out) * 4095.0, 0, 4095).astype(np.uint16)]
+    np.nan_to_num(out, copy=False)
+    out *= 4095.0
+    srgb = gamma[np.clip(out, 0, 4095, out=out).astype(np.uint16)]
+    del out
     if setup.tone_gamma != 1.0:
         srgb = 255.0 * np.power(srgb / 255.0, 1.0 / setup.tone_gamma)
     if setup.sharpen > 0:
         srgb = srgb + setup.sharpen * (srgb - cv2.GaussianBlur(srgb, (0, 0), 1.0))
-    noise = rng.standard_normal(srgb.shape).astype(np.float32)
-    srgb = srgb + noise * np.sqrt(setup.read_noise**2 + (setup.shot_noise**2) * srgb * 2.0)
+    spread = srgb * (setup.shot_noise**2)
+    spread *= 2.0
+    spread += setup.read_noise**2
+    np.sqrt(spread, out=spread)
+    spread *= rng.standard_normal(srgb.shape).astype(np.float32)
+    srgb += spread
+    del spread
     bgr = np.clip(srgb[..., ::-1], 0, 255).astype(np.uint8)
     if setup.jpeg:
         _, buf = cv2.imencode(".jpg", bgr, [cv2.IMWRITE_JPEG_QUALITY, int(setup.jpeg)])

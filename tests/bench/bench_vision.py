@@ -285,6 +285,10 @@ def main(argv: list[str] | None = None) -> None:
         for camera in cameras:
             all_stats.append(evaluate_folder(folder, camera))
             print(all_stats[-1].line(), flush=True)
+    if args.folders and args.rendered:
+        # The renderer's own arrays (float images at full size) dwarf the counter's: take the
+        # counter's peak before any drop is rendered.
+        print("photos only:", _memory_line(), flush=True)
     if args.rendered:
         names = args.only.split(",") if args.only else list(scenes.CONDITIONS)
         for name in names:
@@ -305,7 +309,7 @@ def main(argv: list[str] | None = None) -> None:
         for c in COLOURS:
             total.abs_err[c] += s.abs_err[c]
     print(total.line())
-    print(_memory_line())
+    print(("with the renderer: " if args.rendered else "") + _memory_line())
     if args.blobs:
         _print_readings()
     for s in all_stats:
