@@ -5,7 +5,8 @@
 """
 
 from vision.calibrate import Sample, calibrate, format_report, load_calibration_dir
-from vision.count import Blob, Counter, CountResult, Detection
+from vision.count import Blob, Counter, CountResult
+from vision.outlines import Detection
 from vision.profile import COLOURS, ColourModel, Profile, VisionError, load_profile
 
 __all__ = [

@@ -22,6 +22,7 @@ from vision import pixels
 from vision.align import Aligner, Alignment
 from vision.cues import cut_at_seams, neck_count, seam_count, tilted_face
 from vision.odds import BEAM_FLOOR, REVIEW_BELOW, beam_confidence, beam_fix
+from vision.outlines import Detection, cube_detections, detection
 from vision.profile import COLOURS, Profile, VisionError
 from vision.readings import (
     NOISE_FRACTION,
@@ -75,25 +76,6 @@ UNCONFIRMED_PAIR = 0.93
 pair is often odd (a face turned, a third cube's sliver lost in it). In 1,440 rendered drops (12
 setups, both pile mixes), 2 of 50 such pairs read at 0.9 or more held a third cube mostly hidden,
 one of them not asking; among pairs whose seams or cores agreed, 7 of 749 (sample-like piles)."""
-
-
-@dataclass(frozen=True)
-class Detection:
-    """One counted cube: where it is (full-image pixels), its outline, colour and score 0..1."""
-
-    colour: str
-    centre: tuple[float, float]
-    outline: tuple[tuple[int, int], ...]
-    score: float
-
-    def to_json(self) -> dict[str, Any]:
-        """Plain JSON form."""
-        return {
-            "colour": self.colour,
-            "centre": [round(self.centre[0], 1), round(self.centre[1], 1)],
-            "outline": [list(p) for p in self.outline],
-            "score": round(self.score, 3),
-        }
 
 
 @dataclass(frozen=True)
@@ -258,8 +240,6 @@ class Counter:
         if seen.work is not None and labels.size:
             x0, y0, x1, y1 = seen.box
             grey = cv2.cvtColor(seen.work[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY)
-        self._gain = seen.gain
-        self._work = seen.work
         present = pixels.label_counts(labels)
         joins = self._joinable_unknown(labels, present)
         absorbed = np.zeros(labels.shape, np.uint8)
@@ -268,7 +248,8 @@ class Counter:
             least = SLIVER_FRACTION if self.chromatic[index] else NOISE_FRACTION
             if present[index + 1] < self._min_pixels(index, least):
                 continue
-            found = self._colour_blobs(labels, index, joins.get(index + 1), absorbed, base, grey)
+            extra = joins.get(index + 1)
+            found = self._colour_blobs(seen, labels, index, extra, absorbed, base, grey)
             for blob, dets in found:
                 blobs.append(blob)
                 counts[name] += blob.n
@@ -331,17 +312,19 @@ class Counter:
 
     def _colour_blobs(
         self,
+        seen: Labelled,
         labels: np.ndarray,
         index: int,
         extra: np.ndarray | None,
-        absorbed: np.ndarray | None = None,
-        base: tuple[int, int] = (0, 0),
-        grey: np.ndarray | None = None,
+        absorbed: np.ndarray,
+        base: tuple[int, int],
+        grey: np.ndarray | None,
     ) -> list[tuple[Blob, list[Detection]]]:
-        """Read every blob of one colour; pixels in ``extra`` may join the blobs they touch.
+        """Read every blob of one colour in the frame ``seen``; pixels in ``extra`` may join the
+        blobs they touch.
 
         The ``extra`` pixels that end up in a counted blob are marked in ``absorbed``; ``labels``
-        may be a crop whose origin in the working image is ``base``.
+        and ``grey`` are crops whose origin in the working image is ``base``.
         """
         h_img, w_img = labels.shape
         own = (labels == index + 1).view(np.uint8)
@@ -371,13 +354,14 @@ class Counter:
                 stats[j],
                 cents[j],
                 origin,
+                seen.gain,
                 g,
                 labels[y0:y1, x0:x1],
             )
             if blob is not None:
                 out.append((blob, dets))
                 counted[j] = True
-                if extra is not None and absorbed is not None:
+                if extra is not None:
                     # The unknown pixels this counted blob took in are explained now.
                     bx, by = stats[j, 0] - origin[0], stats[j, 1] - origin[1]
                     win = np.s_[by : by + stats[j, 3], bx : bx + stats[j, 2]]
@@ -386,7 +370,8 @@ class Counter:
         if self.chromatic[index]:  # black and white specks are as often shade and glare
             slivers = [b.box for b, _ in out if b.reason == SLIVER]
             out += self._hidden_traces(
-                index, own[y0:y1, x0:x1], comp, counted, labels[y0:y1, x0:x1], origin, slivers
+                index, own[y0:y1, x0:x1], comp, counted, labels[y0:y1, x0:x1], origin, slivers,
+                seen.work,
             )
         return self._split_cubes(index, out)
 
@@ -399,6 +384,7 @@ class Counter:
         around: np.ndarray,
         origin: tuple[int, int],
         slivers: list[tuple[int, int, int, int]],
+        work: np.ndarray | None,
     ) -> list[tuple[Blob, list[Detection]]]:
         """Cubes lying almost wholly under cubes of other colours, from the specks they leave.
 
@@ -441,7 +427,8 @@ class Counter:
             if ratio < SLIVER_FRACTION:
                 continue
             pts = np.concatenate([sp[3] for sp in group])
-            if self._chroma_share(index, pts.reshape(-1, 2) + np.array(origin)) < TRACE_CHROMA:
+            points = pts.reshape(-1, 2) + np.array(origin)
+            if self._chroma_share(index, work, points) < TRACE_CHROMA:
                 continue  # dark and grey: the shadow in a crevice, not a face of the colour
             hull = cv2.convexHull(pts)
             x, y, w, h = cv2.boundingRect(hull)
@@ -449,16 +436,17 @@ class Counter:
             name = self.names[index]
             box = (x + origin[0], y + origin[1], w, h)
             blob = Blob(name, 1, SLIVER_CONFIDENCE, ratio, why, box)
-            out.append((blob, [self._detection(name, hull, origin, SLIVER_CONFIDENCE)]))
+            det = detection(name, hull, origin, SLIVER_CONFIDENCE, self.profile.scale)
+            out.append((blob, [det]))
         return out
 
-    def _chroma_share(self, index: int, points: np.ndarray) -> float:
-        """How much of its colour's chroma a few working pixels (x, y) show, against what a face
-        of that colour shows at their lightness (a face turned from the light is darker, and its
-        chroma falls with its lightness)."""
-        if self._work is None or points.size == 0:
+    def _chroma_share(self, index: int, work: np.ndarray | None, points: np.ndarray) -> float:
+        """How much of its colour's chroma a few pixels (x, y) of the working frame show, against
+        what a face of that colour shows at their lightness (a face turned from the light is
+        darker, and its chroma falls with its lightness)."""
+        if work is None or points.size == 0:
             return 1.0
-        bgr = self._work[points[:, 1], points[:, 0]]
+        bgr = work[points[:, 1], points[:, 0]]
         lab = cv2.cvtColor(bgr.reshape(-1, 1, 3), cv2.COLOR_BGR2LAB)
         L, a, b = lab.reshape(-1, 3).astype(np.float64).mean(0)
         lightness = self.profile.colours[index].mean[0]
@@ -551,10 +539,12 @@ class Counter:
         stat: np.ndarray,
         cent: np.ndarray,
         offset: tuple[int, int],
-        grey: np.ndarray | None = None,
-        around: np.ndarray | None = None,
+        gain: float,
+        grey: np.ndarray | None,
+        around: np.ndarray | None,
     ) -> tuple[Blob | None, list[Detection]]:
-        """Read one blob (``comp == j``); ``grey`` and ``around`` (the labels) share comp's box."""
+        """Read one blob (``comp == j``) of a frame exposed ``gain`` times the calibration's;
+        ``grey`` and ``around`` (the labels) share comp's box."""
         x, y, w, h, area = (int(v) for v in stat)
         if area < self._min_pixels(index):
             return None, []
@@ -578,7 +568,7 @@ class Counter:
             # it (41 of 41 in rendered drops): counted, and asked about.
             why = SLIVER
             blob = Blob(name, 1, SLIVER_CONFIDENCE, ratio, why, (x, y, w, h))
-            return blob, [self._detection(name, contour, (x, y), SLIVER_CONFIDENCE)]
+            return blob, [detection(name, contour, (x, y), SLIVER_CONFIDENCE, self.profile.scale)]
         (_, _), (rw, rh), _ = cv2.minAreaRect(contour)
         side = math.sqrt(expected)
         hull = cv2.contourArea(cv2.convexHull(contour))
@@ -600,7 +590,7 @@ class Counter:
         tilted_read = why.startswith(("one tilted cube, or two", "one cube, larger"))
         model = self.profile.colours[index]
         top = model.core_frac * self.top_area(index, float(cent[0]), float(cent[1]))
-        face_grey = model.face_grey * self._gain
+        face_grey = model.face_grey * gain
         pieces = None
         if (grey is not None and model.seam_depth > 0  # else calibration learned no seams
                 and ((n == 1 and tilted_read) or (conf < 0.99 and ratio >= 1.0))):
@@ -636,7 +626,10 @@ class Counter:
             reading = reading._replace(confidence=min(reading.confidence, UNCONFIRMED_PAIR))
         blob = Blob(name, reading.n, reading.confidence, ratio, reading.why, (x, y, w, h),
                     reading.hidden, _down_share(ratio, reading.n))
-        return blob, self._detections(name, sub, contour, (x, y), reading.n, reading.confidence)
+        dets = cube_detections(
+            name, sub, contour, (x, y), reading.n, reading.confidence, self.profile.scale
+        )
+        return blob, dets
 
     @staticmethod
     def _against_other(
@@ -653,63 +646,6 @@ class Counter:
         ring = cv2.dilate(ring, np.ones((5, 5), np.uint8))
         other = (near != pixels.TRAY) & (near != pixels.UNKNOWN) & (near != index + 1)
         return bool((other & (ring > 0)).any())
-
-    def _detections(
-        self,
-        name: str,
-        sub: np.ndarray,
-        contour: np.ndarray,
-        origin: tuple[int, int],
-        n: int,
-        conf: float,
-    ) -> list[Detection]:
-        """Split a blob into ``n`` cube outlines (k-means on its pixels) in full-image pixels."""
-        if n <= 0:
-            return []
-        if n == 1:
-            return [self._detection(name, contour, origin, conf)]
-        ys, xs = np.nonzero(sub != 0)
-        pts = np.stack([xs, ys], 1).astype(np.float32)
-        # k-means on a subsample (outlines only need to be about right), then every pixel to
-        # its nearest centre by a distance transform: a big pile costs a millisecond, not ten.
-        step = max(1, len(pts) // (60 * n))
-        criteria = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_MAX_ITER, 10, 0.5)
-        cv2.setRNGSeed(1)
-        _, _, centres = cv2.kmeans(pts[::step], n, None, criteria, 1, cv2.KMEANS_PP_CENTERS)
-        h, w = sub.shape
-        cx = np.clip(np.rint(centres[:, 0]).astype(int), 0, w - 1)
-        cy = np.clip(np.rint(centres[:, 1]).astype(int), 0, h - 1)
-        seeds = np.ones((h, w), np.uint8)
-        seeds[cy, cx] = 0
-        _, nearest = cv2.distanceTransformWithLabels(
-            seeds, cv2.DIST_L2, 3, labelType=cv2.DIST_LABEL_PIXEL
-        )
-        nearest[sub == 0] = 0
-        out = []
-        for k in sorted(set(int(v) for v in nearest[cy, cx])):
-            part = (nearest == k).astype(np.uint8)
-            contours, _ = cv2.findContours(part, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-            if contours:
-                out.append(self._detection(name, max(contours, key=cv2.contourArea), origin, conf))
-        while len(out) < n:  # two centres on one pixel: the blob's outline stands for both
-            out.append(self._detection(name, contour, origin, conf))
-        return out[:n]
-
-    def _detection(
-        self, name: str, contour: np.ndarray, origin: tuple[int, int], conf: float
-    ) -> Detection:
-        """One cube from its outline in blob coordinates, mapped to full-image pixels."""
-        s = self.profile.scale
-        ox, oy = origin
-        m = cv2.moments(contour)
-        if m["m00"] > 0:
-            cx, cy = m["m10"] / m["m00"], m["m01"] / m["m00"]
-        else:
-            cx, cy = float(contour[0, 0, 0]), float(contour[0, 0, 1])
-        poly = cv2.approxPolyDP(contour, 0.7, True)
-        pts = np.rint((poly[:, 0, :] + np.array([ox, oy]) + 0.5) / s).astype(int)
-        outline = tuple(map(tuple, pts.tolist()))
-        return Detection(name, ((cx + ox + 0.5) / s, (cy + oy + 0.5) / s), outline, conf)
 
     def _check(self, frame: np.ndarray) -> np.ndarray:
         """Accept a BGR (or grey, or BGRA) uint8 frame of the calibrated shape."""
