@@ -29,6 +29,18 @@ def test_empty_tray_counts_zero_without_review(ring: tuple) -> None:
         assert not res.needs_review, res.reasons
 
 
+def test_counting_leaves_the_counter_as_it_was(ring: tuple) -> None:
+    """A counter keeps nothing of a frame it counted, so one counter may serve two threads (the
+    dashboard's server counts uploads on its own threads) without one frame's exposure or
+    pixels leaking into another's reading."""
+    setup, _, counter = ring
+    before = {k: id(v) for k, v in vars(counter).items()}
+    img, _ = drop(setup, 7, {"red": 3, "black": 2}, "cluster")
+    counter.count(img)
+    counter.count((img * 0.7).astype(np.uint8))
+    assert {k: id(v) for k, v in vars(counter).items()} == before
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_scattered_flat_cubes_are_counted_exactly(ring: tuple, seed: int) -> None:
     setup, _, counter = ring
