@@ -30,9 +30,8 @@ def test_empty_tray_counts_zero_without_review(ring: tuple) -> None:
 
 
 def test_counting_leaves_the_counter_as_it_was(ring: tuple) -> None:
-    """A counter keeps nothing of a frame it counted, so one counter may serve two threads (the
-    dashboard's server counts uploads on its own threads) without one frame's exposure or
-    pixels leaking into another's reading."""
+    """A counter keeps nothing of a frame it counted, so threads may share one without one
+    frame's exposure or pixels leaking into another's reading."""
     setup, _, counter = ring
     before = {k: id(v) for k, v in vars(counter).items()}
     img, _ = drop(setup, 7, {"red": 3, "black": 2}, "cluster")
