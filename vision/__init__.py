@@ -4,9 +4,10 @@
 :class:`CountResult` with counts, per-cube detections, a confidence and ``needs_review``.
 """
 
-from vision.calibrate import Sample, calibrate, format_report, load_calibration_dir
+from vision.calibrate import calibrate, format_report
 from vision.count import Blob, Counter, CountResult
 from vision.outlines import Detection
+from vision.photos import Sample, load_calibration_dir
 from vision.profile import COLOURS, ColourModel, Profile, VisionError, load_profile
 
 __all__ = [

@@ -20,8 +20,9 @@ from pathlib import Path
 import cv2
 
 from vision.annotate import annotate
-from vision.calibrate import calibrate, format_report, read_image
+from vision.calibrate import calibrate, format_report
 from vision.count import Counter
+from vision.photos import read_image
 from vision.profile import COLOURS, VisionError, load_profile
 
 

@@ -41,7 +41,7 @@ import numpy as np
 from tests.bench.camera_changes import CHANGES
 from vision import COLOURS, Counter, calibrate, load_calibration_dir, scenes
 from vision import render as rd
-from vision.calibrate import Sample
+from vision.photos import Sample
 
 
 @dataclass

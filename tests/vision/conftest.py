@@ -11,7 +11,7 @@ import pytest
 
 from vision import Counter, Profile, calibrate, scenes
 from vision import render as rd
-from vision.calibrate import Sample
+from vision.photos import Sample
 
 SIZE = (640, 480)
 

@@ -13,9 +13,9 @@ import pytest
 from vision import COLOURS, Counter, VisionError, calibrate, scenes
 from vision import count as count_module
 from vision import render as rd
-from vision.calibrate import Sample
 from vision.count import Blob, _down_share
 from vision.odds import beam_confidence, beam_fix
+from vision.photos import Sample
 
 from .conftest import drop, rendered_counter
 

@@ -13,9 +13,9 @@ import pytest
 
 from vision import Counter, calibrate, load_profile, scenes
 from vision import render as rd
-from vision.calibrate import Sample
 from vision.count import ON_ANOTHER
 from vision.cues import SeamCut, neck_count, piece_elongation, seam_count, seam_pieces
+from vision.photos import Sample
 
 from .conftest import drop, rendered_counter
 

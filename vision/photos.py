@@ -1,0 +1,82 @@
+"""Reading photos: an image file, and a calibration folder's photos by their names (the empty
+tray, and ``<colour>-<n>`` for n cubes of one colour); every failure names its file."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.profile import COLOURS, VisionError
+
+IMAGE_EXTS = (".jpg", ".jpeg", ".png")
+SAMPLE_NAME = re.compile(r"^([a-z]+)-(\d+)$")
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One calibration photo: ``n`` cubes, all of ``colour``; ``name`` is for messages."""
+
+    colour: str
+    n: int
+    image: np.ndarray
+    name: str
+
+
+def read_image(path: Path) -> np.ndarray:
+    """Decode an image file or fail with one line naming it."""
+    try:
+        data = np.fromfile(str(path), np.uint8)
+    except OSError as exc:
+        raise VisionError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    img = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
+    if img is None:
+        raise VisionError(f"{path}: not a readable image")
+    return img
+
+
+def calibration_files(folder: str | Path) -> tuple[Path, list[tuple[str, int, Path]]]:
+    """Check a calibration folder's names: the empty tray's photo, and each sample's colour,
+    count and file."""
+    root = Path(folder)
+    if not root.is_dir():
+        raise VisionError(f"{root}: not a folder")
+    empty: Path | None = None
+    files: list[tuple[str, int, Path]] = []
+    for path in sorted(root.iterdir()):
+        if path.suffix.lower() not in IMAGE_EXTS or not path.is_file():
+            continue
+        stem = path.stem.lower()
+        if stem == "empty":
+            if empty is not None:
+                raise VisionError(
+                    f"{path}: a second empty-tray photo (keep one of {empty.name}, {path.name})"
+                )
+            empty = path
+            continue
+        m = SAMPLE_NAME.match(stem)
+        if not m:
+            raise VisionError(f"{path}: name must be empty.jpg or <colour>-<n>.jpg, e.g. red-6.jpg")
+        colour, n = m.group(1), int(m.group(2))
+        if colour not in COLOURS:
+            raise VisionError(f"{path}: unknown colour '{colour}' (known: {', '.join(COLOURS)})")
+        if n < 1:
+            raise VisionError(f"{path}: a calibration photo must hold at least one cube")
+        files.append((colour, n, path))
+    if empty is None:
+        raise VisionError(f"{root / 'empty.jpg'}: missing (a photo of the empty tray)")
+    have = {colour for colour, _, _ in files}
+    for colour in COLOURS:
+        if colour not in have:
+            raise VisionError(f"{root / (colour + '-N.jpg')}: missing (N cubes of {colour} only)")
+    return empty, files
+
+
+def load_calibration_dir(folder: str | Path) -> tuple[np.ndarray, list[Sample]]:
+    """Read ``empty.*`` and every ``<colour>-<n>.*`` of a calibration folder, all decoded (for
+    callers that change the photos before calibrating; :func:`calibrate` reads them in turn)."""
+    empty, files = calibration_files(folder)
+    return read_image(empty), [Sample(c, n, read_image(path), str(path)) for c, n, path in files]
