@@ -171,7 +171,7 @@ class Counter:
         covs = np.array([c.cov for c in profile.colours])
         self.lut_class, self.lut_dist = pixels.mahalanobis_lut(means, covs)
         self.names = [c.name for c in profile.colours]
-        self.chroma = [math.hypot(c.mean[1] - 128.0, c.mean[2] - 128.0) for c in profile.colours]
+        self.chroma = [pixels.chroma(c.mean) for c in profile.colours]
         self.chromatic = [c >= pixels.CHROMATIC for c in self.chroma]
         self.tray_test = pixels.TrayTest(*profile.ratio_range, profile.chroma_limit)
         self.labeller = pixels.SparseLabeller(self.bg_lab, self.roi, self.tray_test)
@@ -448,10 +448,10 @@ class Counter:
             return 1.0
         bgr = work[points[:, 1], points[:, 0]]
         lab = cv2.cvtColor(bgr.reshape(-1, 1, 3), cv2.COLOR_BGR2LAB)
-        L, a, b = lab.reshape(-1, 3).astype(np.float64).mean(0)
+        mean = lab.reshape(-1, 3).astype(np.float64).mean(0)
         lightness = self.profile.colours[index].mean[0]
-        expected = self.chroma[index] * min(1.0, L / max(1.0, lightness))
-        return math.hypot(a - 128.0, b - 128.0) / max(1.0, expected)
+        expected = self.chroma[index] * min(1.0, mean[0] / max(1.0, lightness))
+        return pixels.chroma(mean) / max(1.0, expected)
 
     def _split_cubes(
         self, index: int, found: list[tuple[Blob, list[Detection]]]

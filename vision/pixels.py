@@ -74,6 +74,12 @@ CHROMATIC = 20.0
 """Chroma above which a colour is chromatic (black and white get no extra chroma spread: theirs
 would take in tinted shadows and highlights of the tray)."""
 
+
+def chroma(lab: Sequence[float]) -> float:
+    """How far an 8-bit Lab colour lies from grey (a and b are offset by 128)."""
+    return math.hypot(lab[1] - 128.0, lab[2] - 128.0)
+
+
 _LUT_CACHE: dict[bytes, tuple[np.ndarray, np.ndarray]] = {}
 
 
@@ -103,7 +109,7 @@ def build_mahalanobis_lut(means: np.ndarray, covs: np.ndarray) -> tuple[np.ndarr
     dists = np.empty((len(means), lab.shape[0]), np.float32)
     for i, (m, c) in enumerate(zip(means, covs, strict=True)):
         c = np.array(c, np.float64)
-        if math.hypot(m[1] - 128.0, m[2] - 128.0) >= CHROMATIC:
+        if chroma(m) >= CHROMATIC:
             c[1:, 1:] += np.eye(2) * FACE_CHROMA_SPREAD**2
         inv = np.linalg.inv(c).astype(np.float32)
         base = _linear_of_lab8(m)[0]

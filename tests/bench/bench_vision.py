@@ -281,11 +281,12 @@ def main(argv: list[str] | None = None) -> None:
     size = tuple(int(v) for v in args.size.split("x")) if args.size else None
     all_stats: list[Stats] = []
     cameras = [""] + [c for c in args.camera.split(",") if c]
+    extra = len(cameras) > 1 or args.rendered  # photos other than the folders' own
     for i, folder in enumerate(args.folders):
         for camera in cameras:
             all_stats.append(evaluate_folder(folder, camera))
             print(all_stats[-1].line(), flush=True)
-            if i == 0 and not camera and (len(cameras) > 1 or args.rendered):
+            if i == 0 and not camera and extra:
                 # Changed photos (held whole to be changed) and rendered ones (the renderer's
                 # float images) take more memory than the counter: its peak is taken first.
                 print("calibrating and counting alone:", _memory_line(), flush=True)
@@ -309,7 +310,6 @@ def main(argv: list[str] | None = None) -> None:
         for c in COLOURS:
             total.abs_err[c] += s.abs_err[c]
     print(total.line())
-    extra = len(cameras) > 1 or args.rendered
     print(("with changed or rendered photos: " if extra else "") + _memory_line())
     if args.blobs:
         _print_readings()
