@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import Any
 
 import cv2
@@ -33,21 +34,12 @@ from vision.readings import (
     read_blob,
     second_cue,
 )
+from vision.traces import REACH, SLIVER_FRACTION, Colour, Trace, hidden_traces, touches_other
 
 _KERNEL = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
-SLIVER_FRACTION = 0.1
-"""Smaller blobs are specks; from here to :data:`NOISE_FRACTION`, against another colour, they
-may be the corner of a cube lying almost wholly under it."""
 SLIVER_CONFIDENCE = 0.65
 """Such a sliver is counted as a cube and asks, even when the exit beam's total agrees: where one
 cube hides under another, others may too, so errors that cancel are likelier there."""
-SPECK_PIXELS = 8
-"""Fewest working pixels of a colour that may be a trace of a cube lying under another."""
-TRACE_CHROMA = 0.5
-"""Least share of its colour's chroma (at its lightness) that such a trace shows: a face of the
-cube under the others keeps its colour, a crevice shadow labelled so in dim, blurred light is
-nearly grey. Rendered drops (2 seeds, harder piles): 18 traces at 0.68-0.97, 17 of them hidden
-cubes; the shared sample dimmed and blurred: 4 false green traces at 0.05-0.33."""
 BETWEEN = -1
 """Key of the unknown patches lying between cubes of two colours."""
 FEATURELESS = 12.0
@@ -59,8 +51,7 @@ COVERED = "one cube, partly covered by a neighbour"
 SLIVER = "a sliver against another colour: a cube almost hidden under it?"
 SHADE_SLIVER = "a black sliver against another colour: a shadow, or a cube under it?"
 MOSTLY_COVERED = "one cube, mostly covered by a neighbour"
-SPLIT_DISTANCE = 1.6
-"""Centre distance (in cube sides) within which a mostly covered cube may be part of another."""
+TRACES = "specks against another colour: a cube almost hidden under it?"
 ON_ANOTHER = "one tilted cube, or one lying on another (one whole top)"
 ON_ANOTHER_LIGHT = 0.89
 """Lightness (over a flat top's) from which a tilted-looking blob's largest face, a little darker
@@ -176,6 +167,11 @@ class Counter:
         self.tray_test = pixels.TrayTest(*profile.ratio_range, profile.chroma_limit)
         self.labeller = pixels.SparseLabeller(self.bg_lab, self.roi, self.tray_test)
         self.unreliable = [c.name for c in profile.colours if not c.reliable]
+        self.trace_colours = [
+            Colour(i + 1, math.sqrt(c.area), self._min_pixels(i), c.mean[0], self.chroma[i],
+                   partial(self.expected_area, i))
+            for i, c in enumerate(profile.colours)
+        ]
         self.lifts = [(i + 1, c.lift) for i, c in enumerate(profile.colours) if c.lift > 0]
         # One throw-away count so the first real one is not slowed by first-use set-up costs.
         self.count(self.background)
@@ -369,89 +365,22 @@ class Counter:
                     region[(comp[win] == j) & (mine[win] == 0)] = 1
         if self.chromatic[index]:  # black and white specks are as often shade and glare
             slivers = [b.box for b, _ in out if b.reason == SLIVER]
-            out += self._hidden_traces(
-                index, own[y0:y1, x0:x1], comp, counted, labels[y0:y1, x0:x1], origin, slivers,
-                seen.work,
+            traces = hidden_traces(
+                self.trace_colours[index], own[y0:y1, x0:x1], comp, counted,
+                labels[y0:y1, x0:x1], origin, slivers, seen.work,
             )
+            out += [self._trace_blob(index, t, origin) for t in traces]
         return self._split_cubes(index, out)
 
-    def _hidden_traces(
-        self,
-        index: int,
-        own: np.ndarray,
-        blobs: np.ndarray,
-        counted: np.ndarray,
-        around: np.ndarray,
-        origin: tuple[int, int],
-        slivers: list[tuple[int, int, int, int]],
-        work: np.ndarray | None,
-    ) -> list[tuple[Blob, list[Detection]]]:
-        """Cubes lying almost wholly under cubes of other colours, from the specks they leave.
-
-        Such a cube shows only slivers of itself around the cube on it, each thinned by the
-        majority filter below what a blob must hold: specks of a colour against other colours,
-        outside its counted blobs (``counted`` per label of ``blobs``), that lie within a cube's
-        reach of each other and together hold a sliver's area are one cube, counted and asked
-        about (rendered drops, both pile mixes: 9 of 10 such groups were a hidden cube of that
-        colour; the tenth, green specks on a green felt tray). Black and white specks are left
-        out: crevices between cubes are black, and glare white (the shared sample's photos).
-        Specks beside a counted sliver (boxes in ``slivers``) are more of that hidden cube.
-        """
-        n, comp, stats, cents = pixels.components(own)
-        small = [
-            j for j in range(1, n)
-            if SPECK_PIXELS <= stats[j, cv2.CC_STAT_AREA] < self._min_pixels(index)
-        ]
-        specks = []
-        for j in small:
-            x, y, w, h, area = (int(v) for v in stats[j])
-            sub = (comp[y : y + h, x : x + w] == j).view(np.uint8)
-            if counted[blobs[y : y + h, x : x + w][sub > 0]].any():
-                continue  # joined to a counted blob through unknown pixels
-            if not self._against_other(index, sub, x, y, around):
-                continue
-            cx, cy = float(cents[j][0]) + origin[0], float(cents[j][1]) + origin[1]
-            pts = cv2.findNonZero(sub) + np.array([x, y], np.int32)
-            specks.append((area / self.expected_area(index, cx, cy), cx, cy, pts))
-        out = []
-        side = math.sqrt(self.profile.colours[index].area)
-        seen = [(x + w / 2, y + h / 2) for x, y, w, h in slivers]
-        specks = [
-            sp for sp in specks if all(math.dist(sp[1:3], c) >= SPLIT_DISTANCE * side for c in seen)
-        ]
-        while specks:
-            reach = [math.dist(sp[1:3], specks[0][1:3]) < SPLIT_DISTANCE * side for sp in specks]
-            group = [sp for sp, near in zip(specks, reach, strict=True) if near]
-            specks = [sp for sp, near in zip(specks, reach, strict=True) if not near]
-            ratio = sum(sp[0] for sp in group)
-            if ratio < SLIVER_FRACTION:
-                continue
-            pts = np.concatenate([sp[3] for sp in group])
-            points = pts.reshape(-1, 2) + np.array(origin)
-            if self._chroma_share(index, work, points) < TRACE_CHROMA:
-                continue  # dark and grey: the shadow in a crevice, not a face of the colour
-            hull = cv2.convexHull(pts)
-            x, y, w, h = cv2.boundingRect(hull)
-            why = "specks against another colour: a cube almost hidden under it?"
-            name = self.names[index]
-            box = (x + origin[0], y + origin[1], w, h)
-            blob = Blob(name, 1, SLIVER_CONFIDENCE, ratio, why, box)
-            det = detection(name, hull, origin, SLIVER_CONFIDENCE, self.profile.scale)
-            out.append((blob, [det]))
-        return out
-
-    def _chroma_share(self, index: int, work: np.ndarray | None, points: np.ndarray) -> float:
-        """How much of its colour's chroma a few pixels (x, y) of the working frame show, against
-        what a face of that colour shows at their lightness (a face turned from the light is
-        darker, and its chroma falls with its lightness)."""
-        if work is None or points.size == 0:
-            return 1.0
-        bgr = work[points[:, 1], points[:, 0]]
-        lab = cv2.cvtColor(bgr.reshape(-1, 1, 3), cv2.COLOR_BGR2LAB)
-        mean = lab.reshape(-1, 3).astype(np.float64).mean(0)
-        lightness = self.profile.colours[index].mean[0]
-        expected = self.chroma[index] * min(1.0, mean[0] / max(1.0, lightness))
-        return pixels.chroma(mean) / max(1.0, expected)
+    def _trace_blob(
+        self, index: int, trace: Trace, origin: tuple[int, int]
+    ) -> tuple[Blob, list[Detection]]:
+        """A cube almost hidden under others, counted from its traces and asked about."""
+        x, y, w, h = cv2.boundingRect(trace.hull)
+        name = self.names[index]
+        box = (x + origin[0], y + origin[1], w, h)
+        blob = Blob(name, 1, SLIVER_CONFIDENCE, trace.ratio, TRACES, box)
+        return blob, [detection(name, trace.hull, origin, SLIVER_CONFIDENCE, self.profile.scale)]
 
     def _split_cubes(
         self, index: int, found: list[tuple[Blob, list[Detection]]]
@@ -463,7 +392,7 @@ class Counter:
         out = []
         for i, (blob, dets) in enumerate(found):
             if blob.reason == MOSTLY_COVERED and any(
-                math.dist(centres[i], c) < SPLIT_DISTANCE * side
+                math.dist(centres[i], c) < REACH * side
                 for k, c in enumerate(centres) if k != i
             ):
                 why = f"{MOSTLY_COVERED}, or part of the {blob.colour} cube beside it?"
@@ -553,7 +482,7 @@ class Counter:
         cx, cy = x - offset[0], y - offset[1]
         sub = (comp[cy : cy + h, cx : cx + w] == j).astype(np.uint8)
         if ratio < NOISE_FRACTION and (
-                ratio < SLIVER_FRACTION or not self._against_other(index, sub, cx, cy, around)):
+                ratio < SLIVER_FRACTION or not touches_other(index + 1, sub, cx, cy, around)):
             return None, []  # a speck, alone on the tray
         if ratio < NOISE_FRACTION and name == "black":
             # As often the shadow in a crevice between cubes as a cube under them (the shared
@@ -580,7 +509,7 @@ class Counter:
         if n == 0:  # a line: no cube, whatever seams or cores would say; it asks
             return Blob(name, 0, conf, ratio, why, (x, y, w, h)), []
         if (n == 1 and (r_small(why) or ratio < PARTIAL_FRACTION) and self.chromatic[index]
-                and self._against_other(index, sub, cx, cy, around)):
+                and touches_other(index + 1, sub, cx, cy, around)):
             # A small blob against a cube of another colour is a cube partly covered by it (or
             # seen past it); alone on the tray it might be something else. (Not for black or
             # white: a cube's shadow or glare lies against it too.)
@@ -630,22 +559,6 @@ class Counter:
             name, sub, contour, (x, y), reading.n, reading.confidence, self.profile.scale
         )
         return blob, dets
-
-    @staticmethod
-    def _against_other(
-        index: int, sub: np.ndarray, cx: int, cy: int, around: np.ndarray | None
-    ) -> bool:
-        """Whether a blob (mask ``sub`` at ``cx, cy`` of ``around``) touches another colour."""
-        if around is None:
-            return False
-        h, w = sub.shape
-        y0, x0 = max(0, cy - 2), max(0, cx - 2)
-        near = around[y0 : cy + h + 2, x0 : cx + w + 2]
-        ring = np.zeros(near.shape, np.uint8)
-        ring[cy - y0 : cy - y0 + h, cx - x0 : cx - x0 + w] = sub
-        ring = cv2.dilate(ring, np.ones((5, 5), np.uint8))
-        other = (near != pixels.TRAY) & (near != pixels.UNKNOWN) & (near != index + 1)
-        return bool((other & (ring > 0)).any())
 
     def _check(self, frame: np.ndarray) -> np.ndarray:
         """Accept a BGR (or grey, or BGRA) uint8 frame of the calibrated shape."""

@@ -1,0 +1,77 @@
+"""Traces of a cube almost hidden under another colour: specks of its colour, near each other
+and against the cube on it, are one cube; grey specks (a crevice's shadow) and specks alone on
+the tray are none."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from vision import pixels
+from vision.traces import Colour, hidden_traces, touches_other
+
+RED, YELLOW = 1, 2
+SIDE = 14.0
+YELLOW_BGR = (40, 210, 230)
+
+
+def _yellow() -> Colour:
+    lab = cv2.cvtColor(np.uint8([[YELLOW_BGR]]), cv2.COLOR_BGR2LAB)[0, 0].astype(float)
+    return Colour(YELLOW, SIDE, 50.0, lab[0], pixels.chroma(lab), lambda x, y: SIDE * SIDE)
+
+
+def _scene(speck_bgr: tuple[int, int, int], beside_red: bool = True) -> tuple:
+    """A red cube with two 4x4 yellow specks along two of its sides (or out on the tray)."""
+    labels = np.zeros((60, 60), np.uint8)
+    work = np.full((60, 60, 3), 128, np.uint8)
+    labels[20:40, 20:40] = RED
+    work[20:40, 20:40] = (30, 30, 200)
+    at = [(16, 26), (26, 40)] if beside_red else [(2, 2), (2, 12)]
+    for y, x in at:
+        labels[y : y + 4, x : x + 4] = YELLOW
+        work[y : y + 4, x : x + 4] = speck_bgr
+    own = (labels == YELLOW).view(np.uint8)
+    return own, labels, work
+
+
+def _traces(own: np.ndarray, labels: np.ndarray, work: np.ndarray) -> list:
+    no_blobs = np.zeros(labels.shape, np.int32)
+    return hidden_traces(
+        _yellow(), own, no_blobs, np.zeros(1, bool), labels, (0, 0), [], work
+    )
+
+
+def test_specks_of_a_colour_against_another_are_one_hidden_cube() -> None:
+    traces = _traces(*_scene(YELLOW_BGR))
+    assert len(traces) == 1
+    assert traces[0].ratio == pytest.approx(32 / SIDE**2)
+
+
+def test_grey_specks_are_a_crevice_shadow_not_a_cube() -> None:
+    assert _traces(*_scene((90, 90, 90))) == []
+
+
+def test_specks_alone_on_the_tray_are_no_cube() -> None:
+    own, labels, work = _scene(YELLOW_BGR, beside_red=False)
+    assert _traces(own, labels, work) == []
+
+
+def test_specks_beside_a_counted_sliver_are_more_of_that_cube() -> None:
+    own, labels, work = _scene(YELLOW_BGR)
+    no_blobs = np.zeros(labels.shape, np.int32)
+    sliver = [(24, 14, 8, 6)]  # already counted, right beside the specks
+    traces = hidden_traces(
+        _yellow(), own, no_blobs, np.zeros(1, bool), labels, (0, 0), sliver, work
+    )
+    assert traces == []
+
+
+def test_touching_another_colour_ignores_tray_and_unknown() -> None:
+    labels = np.zeros((20, 20), np.uint8)
+    labels[5:10, 5:10] = YELLOW
+    labels[5:10, 10:14] = pixels.UNKNOWN
+    sub = np.ones((5, 5), np.uint8)
+    assert not touches_other(YELLOW, sub, 5, 5, labels)
+    labels[5:10, 11:14] = RED
+    assert touches_other(YELLOW, sub, 5, 5, labels)
