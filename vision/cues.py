@@ -128,6 +128,15 @@ unlike a flat one: a cube tilted far enough to show a second face as large as a 
 shows no face this large."""
 
 
+def piece_spread(m: int) -> float:
+    """How far (in tops) a piece of ``m`` tops' area may lie from ``m`` and still be read as
+    ``m``: each top's core varies, so the spread grows as the root of the tops it holds, and
+    stops short of halfway to the next count. (The shared sample's cluster of 16 red cubes cut
+    into 12 pieces, one of 2.33 tops; rendered clusters cut at 0.3: 1,067 of 1,376 read, at
+    this spread 1,093, as often right.)"""
+    return min(0.4, 0.25 * math.sqrt(m))
+
+
 class SeamCut(NamedTuple):
     """A blob cut along its seams: the pieces' labels (1..k), and each one's area and summed
     lightness."""
@@ -189,7 +198,7 @@ def seam_count(
         if q < 0.2:
             return None  # a sliver: maybe the visible part of a cube under the others
         m = max(1, round(q))
-        if (m == 1 and not 0.6 <= q <= 1.35) or (m > 1 and abs(q - m) > 0.3):
+        if (m == 1 and not 0.6 <= q <= 1.35) or (m > 1 and abs(q - m) > piece_spread(m)):
             return None
         if m == 2 and long < PAIR_ELONGATION:
             return None  # one cube on a corner, not two tops

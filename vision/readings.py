@@ -13,6 +13,8 @@ NOISE_FRACTION = 0.3
 """Blobs smaller than this many cube areas are noise (a sliver of seam, a speck of glare)."""
 PARTIAL_FRACTION = 0.62
 """Blobs between noise and this are a cube mostly hidden, or not a cube: always doubtful."""
+TILT_OR_PAIR = "one tilted cube or two overlapping"
+"""Why a blob of 1.3-1.85 cube areas, not square, is read as two."""
 LINE = "a thin line, no cube's shape (a rim's edge, a shadow or a glare?)"
 """Why a blob far longer than a cube but much thinner holds none."""
 LINE_WIDTH, LINE_LENGTH = 0.4, 2.0
@@ -62,8 +64,9 @@ def read_blob(
         if long_side >= 1.75 or solidity < 0.82:
             # Under 1.6 areas: 24 of 24 distinct such blobs in rendered drops held two.
             return 2, 0.97 if r >= 1.6 else 0.9, "two overlapping cubes"
-        # Not square, so not one cube (22 of 22 such blobs in rendered drops held two).
-        return 2, 0.8, "one tilted cube or two overlapping"
+        # Not square, so not one cube (22 of 22 such blobs in rendered drops held two), unless
+        # one on a corner whose faces show it (the counter checks).
+        return 2, 0.8, TILT_OR_PAIR
     # A cluster: read from the simulated likelihood of n cubes (flat, tilted or partly hidden).
     best, post = posterior(r)
     grid = grid_count(long_side, short_side, fill, solidity)

@@ -25,6 +25,15 @@ cubes; the shared sample dimmed and blurred: 4 false green traces at 0.05-0.33."
 SLIVER_FRACTION = 0.1
 """Smaller blobs are specks; from here to a blob's least size, against another colour, they may
 be the corner of a cube lying almost wholly under it."""
+FAINT_FRACTION = 0.02
+"""Least area (in cube areas) of specks that, too few to be counted as a cube, still make the count
+ask (and may be the cube an exit beam's total is short of). Rendered drops (2 seeds, harder
+piles), such groups of 0.02-0.1 outside a green felt tray: 15 of 18 lay on a cube hidden under
+others, the other 3 on a cube partly hidden; on the felt tray, 14 of 14 were the felt."""
+CLEAR_OF_TRAY = 0.9
+"""Least tray separation (see :mod:`vision.calibrate`) of a colour whose faint specks are
+trusted: a colour that blends into the tray (green on green felt, 0.82; the chromatic colours of
+every other rendered setup, 0.94-1.0) is seen in the tray's own shaded crevices."""
 REACH = 1.6
 """Centre distance (in cube sides) within which two parts in sight may be of one cube."""
 
@@ -44,6 +53,8 @@ class Colour(NamedTuple):
     """Its mean chroma (see :func:`vision.pixels.chroma`)."""
     area_at: Callable[[float, float], float]
     """One cube's expected area at a working-image point."""
+    faintest: float = SLIVER_FRACTION
+    """Least area (in cube areas) of a trace worth reporting."""
 
 
 class Trace(NamedTuple):
@@ -127,7 +138,7 @@ def hidden_traces(
         group = [sp for sp, close in zip(specks, near, strict=True) if close]
         specks = [sp for sp, close in zip(specks, near, strict=True) if not close]
         ratio = sum(sp[0] for sp in group)
-        if ratio < SLIVER_FRACTION:
+        if ratio < colour.faintest:
             continue
         pts = np.concatenate([sp[2] for sp in group])
         if chroma_share(colour, work, pts.reshape(-1, 2) + np.array(origin)) < TRACE_CHROMA:

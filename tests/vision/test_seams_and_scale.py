@@ -347,3 +347,21 @@ def test_seams_that_cut_nothing_do_not_confirm_a_pile_of_three() -> None:
     cut[1:11, 11:21], cut[1:11, 21:31] = 2, 3
     three = SeamCut(cut, np.array([100.0] * 3), np.array([100.0 * face] * 3))
     assert seam_count(three, top_core, face, 3.0) == (3, pytest.approx(0.995**3))
+
+
+def test_a_piece_of_several_tops_may_spread_as_the_root_of_their_number() -> None:
+    """Each top's core varies, so a piece of two tops' area strays further from 2 than a single
+    top from 1: a cluster cut into singles and a piece of 2.33 tops is read (the shared sample's
+    16 red cubes); a piece of 2.45 tops, nearly halfway to three, is not."""
+    face, top_core = 120.0, 100.0
+
+    def cut(pair: float) -> SeamCut:
+        labels = np.zeros((12, 60), np.int32)
+        labels[1:11, 1:11], labels[1:11, 13:23] = 1, 2
+        labels[1:11, 25:49] = 3  # a long piece: two tops side by side
+        sizes = np.array([100.0, 100.0, 100.0 * pair])
+        return SeamCut(labels, sizes, sizes * face)
+
+    n, conf = seam_count(cut(2.33), top_core, face, 4.4) or (0, 0.0)
+    assert n == 4 and 0.9 < conf < 0.995**3
+    assert seam_count(cut(2.45), top_core, face, 4.5) is None

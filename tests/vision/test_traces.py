@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from vision import pixels
-from vision.traces import Colour, hidden_traces, touches_other
+from vision.traces import FAINT_FRACTION, SLIVER_FRACTION, Colour, hidden_traces, touches_other
 
 RED, YELLOW = 1, 2
 SIDE = 14.0
@@ -75,3 +75,18 @@ def test_touching_another_colour_ignores_tray_and_unknown() -> None:
     assert not touches_other(YELLOW, sub, 5, 5, labels)
     labels[5:10, 11:14] = RED
     assert touches_other(YELLOW, sub, 5, 5, labels)
+
+
+def test_faint_specks_are_reported_only_for_a_colour_clear_of_the_tray() -> None:
+    """Specks of a twentieth of a cube: too few to count, reported (to ask) for a colour the
+    tray never looks like, and not for one that blends into it."""
+    own, labels, work = _scene(YELLOW_BGR)
+    big = _yellow()._replace(area_at=lambda x, y: 4 * SIDE * SIDE)  # 32 px of 784
+    no_blobs = np.zeros(labels.shape, np.int32)
+
+    def traces(colour: Colour) -> list:
+        return hidden_traces(colour, own, no_blobs, np.zeros(1, bool), labels, (0, 0), [], work)
+
+    assert traces(big) == []
+    found = traces(big._replace(faintest=FAINT_FRACTION))
+    assert len(found) == 1 and FAINT_FRACTION <= found[0].ratio < SLIVER_FRACTION
