@@ -533,16 +533,17 @@ class Counter:
             conf, why = (0.98, COVERED) if r_small(why) else (0.95, MOSTLY_COVERED)
         tilted_read = why.startswith(("one tilted cube, or two", "one cube, larger"))
         corner_read = why == TILT_OR_PAIR  # two, or one on a corner (its outline a hexagon)
+        faces_decide = (n == 1 and tilted_read) or corner_read  # one tilted cube, or more?
         model = self.profile.colours[index]
         top = model.core_frac * self.top_area(index, float(cent[0]), float(cent[1]))
         face_grey = model.face_grey * gain
         pieces = None
         if (grey is not None and model.seam_depth > 0  # else calibration learned no seams
-                and ((n == 1 and tilted_read) or corner_read or (conf < 0.99 and ratio >= 1.0))):
+                and (faces_decide or (conf < 0.99 and ratio >= 1.0))):
             g_sub = grey[cy : cy + h, cx : cx + w]
             pieces = cut_at_seams(sub, g_sub, math.sqrt(expected), model.seam_depth)
         face = (tilted_face(pieces, top, face_grey)
-                if pieces is not None and ((n == 1 and tilted_read) or corner_read) else None)
+                if pieces is not None and faces_decide else None)
         if corner_read:
             # Two flat tops are lit as flat tops; a cube on a corner turns its largest face well
             # away from the light (darker than a cube lying on another shows its top). In 720

@@ -4,8 +4,10 @@ lights, cameras) the counter must handle."""
 
 from __future__ import annotations
 
+import itertools
 import math
-from dataclasses import replace
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -288,6 +290,41 @@ def drop_setup(setup: Setup, rng: np.random.Generator, shift_mm: float = 3.0) ->
         tray_shift_mm=(dist * math.cos(ang), dist * math.sin(ang)),
         tray_rot_deg=float(rng.uniform(-1, 1)),
     )
+
+
+@dataclass(frozen=True)
+class BenchDrop:
+    """One drop of a named setup's benchmark sequence, ready to render."""
+
+    index: int
+    style: str
+    setup: Setup
+    """The setup as the tray lies at this drop (nudged since calibration)."""
+    cubes: list[Cube]
+    seed: int
+    """The render's seed (its noise, grain and lighting jitter)."""
+
+
+def bench_drops(
+    name: str,
+    seed: int,
+    piles: tuple[float, float] = (0.15, 0.04),
+    size: tuple[int, int] | None = None,
+) -> Iterator[BenchDrop]:
+    """The benchmark's drops of a named setup, in order, without end: the first empty, then 0-40
+    cubes scattered, in piles and in flush rows by turns. Each setup draws from its own stream (a
+    seed per name), so setups fail independently; in piles, ``piles`` are the shares of cubes that
+    tilt and that lie on another (cubes apart lie flat)."""
+    setup = condition(name, size)
+    salt = sum(ord(ch) * (i + 1) for i, ch in enumerate(name))
+    rng = np.random.default_rng([seed, salt])
+    styles = ("scatter", "cluster", "rows")
+    for k in itertools.count():
+        counts = random_counts(rng, int(rng.integers(0, 41)) if k else 0)
+        style = styles[k % 3]
+        tilted, stacked = (0.0, 0.0) if style == "scatter" else piles
+        cubes = random_drop(setup, rng, counts, style, tilted=tilted, stacked=stacked)
+        yield BenchDrop(k, style, drop_setup(setup, rng), cubes, seed * 100_000 + salt + k)
 
 
 def random_counts(rng: np.random.Generator, total: int) -> dict[str, int]:

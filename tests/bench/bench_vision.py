@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import itertools
 import json
 import re
 import resource
@@ -116,6 +117,9 @@ PILES = (0.15, 0.04)
 """Shares of cubes in piles that tilt (on an edge, a corner, leaning) and that lie on another
 (see ``--piles``): by default several times what the sample's simulated drops show (3 in 100
 and 1 in 100), so that the hard cases are counted often enough."""
+
+PHYSICS = False
+"""Drops settled by a physics engine (see ``--physics``) instead of placed by rule."""
 
 TALLY = False
 """Tally blob readings against the truth (see ``--blobs``)."""
@@ -222,20 +226,17 @@ def evaluate_condition(name: str, drops: int, size: tuple[int, int] | None, seed
     profile = calibrate(empty=empty, samples=[Sample(c, n, img, f"{c}-{n}") for c, n, img in shots])
     stats.calib_s = time.perf_counter() - t0
     counter = Counter(profile)
-    # Each setup gets its own drops (a seed per setup name), so setups fail independently.
-    salt = sum(ord(ch) * (i + 1) for i, ch in enumerate(name))
-    rng = np.random.default_rng([seed, salt])
-    styles = ["scatter", "cluster", "rows"]
-    for k in range(drops):
-        total = int(rng.integers(0, 41)) if k else 0
-        counts = scenes.random_counts(rng, total)
-        style = styles[k % 3]
-        # Cubes lie flat when apart; in piles some lean, tilt or lie on another.
-        tilted, stacked = (0.0, 0.0) if style == "scatter" else PILES
-        cubes = scenes.random_drop(setup, rng, counts, style, tilted=tilted, stacked=stacked)
-        img, truth = rd.render(scenes.drop_setup(setup, rng), cubes, seed=seed * 100_000 + salt + k)
+    if PHYSICS:
+        from tests.bench.physics_drops import bench_drops  # pybullet: only for this mode
+
+        sequence = bench_drops(name, seed, size)
+    else:
+        sequence = scenes.bench_drops(name, seed, PILES, size)
+    for drop in itertools.islice(sequence, drops):
+        img, truth = rd.render(drop.setup, drop.cubes, seed=drop.seed)
         counts, review, ms = _count(counter, img, truth.counts, list(truth.cubes))
-        label = f"{name}#{k} ({style}, {total}{', hard' if truth.hard else ''})"
+        total = sum(truth.counts.values())
+        label = f"{name}#{drop.index} ({drop.style}, {total}{', hard' if truth.hard else ''})"
         stats.add(label, truth.counts, counts, review, ms, truth.hard)
     return stats
 
@@ -262,11 +263,15 @@ def main(argv: list[str] | None = None) -> None:
         "--piles", default="", help="TILTED,STACKED shares of cubes in piles (default 0.15,0.04)"
     )
     ap.add_argument(
+        "--physics", action="store_true", help="drops settled by physics (pybullet), not by rule"
+    )
+    ap.add_argument(
         "--camera", default="", help=f"also count each folder as other cameras: {','.join(CHANGES)}"
     )
     args = ap.parse_args(argv)
-    global REPEAT, BEAM, TALLY, PILES
+    global REPEAT, BEAM, TALLY, PILES, PHYSICS
     REPEAT = max(1, args.repeat)
+    PHYSICS = args.physics
     BEAM = args.beam
     TALLY = args.blobs
     if args.piles:

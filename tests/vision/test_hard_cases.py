@@ -6,6 +6,8 @@ a 640x480 camera, harsh single light, a wide lens, white on a light tray and fel
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 
@@ -69,15 +71,8 @@ def _bench_drop(name: str, seed: int, k: int) -> tuple[Counter, np.ndarray, rd.T
     counter = Counter(
         calibrate(empty=empty, samples=[Sample(c, n, img, f"{c}-{n}") for c, n, img in shots])
     )
-    salt = sum(ord(ch) * (i + 1) for i, ch in enumerate(name))
-    rng = np.random.default_rng([seed, salt])
-    for i in range(k + 1):  # the same draws as the bench, rendering only the last drop
-        counts = scenes.random_counts(rng, int(rng.integers(0, 41)) if i else 0)
-        style = ("scatter", "cluster", "rows")[i % 3]
-        piles = (0.0, 0.0) if style == "scatter" else (0.15, 0.04)
-        cubes = scenes.random_drop(setup, rng, counts, style, *piles)
-        at = scenes.drop_setup(setup, rng)
-    img, truth = rd.render(at, cubes, seed=seed * 100_000 + salt + k)
+    drop = next(itertools.islice(scenes.bench_drops(name, seed), k, None))
+    img, truth = rd.render(drop.setup, drop.cubes, seed=drop.seed)
     return counter, img, truth
 
 
