@@ -27,8 +27,10 @@ def neck_count(sub: np.ndarray, side: float) -> int | None:
     A flat cube's core (the pixels deeper than :data:`NECK_DEPTH` sides inside the blob) is a
     square about 0.4 sides wide; a cube on an edge shows one about twice that, and a cube on a
     corner a compact one up to four times that, but never longer than :data:`CORE_LONGEST`.
-    Two cubes pressed flush share a core at least 1.3 sides long. A larger core, or a smaller
-    one (a cube mostly hidden), gives no reading: area and seams must decide.
+    Two cubes pressed flush share a core at least 1.3 sides long, and so do two that overlap in
+    view (one partly behind the other), however thin that core (physics drops under a tall
+    camera: a chain of three read as two cores, one 1.48 sides long). A longer core, or a
+    smaller one (a cube mostly hidden), gives no reading: area and seams must decide.
     """
     dist = cv2.distanceTransform(np.pad(sub, 1), cv2.DIST_L2, 3)
     core = (dist > NECK_DEPTH * side).astype(np.uint8)
@@ -39,7 +41,7 @@ def neck_count(sub: np.ndarray, side: float) -> int | None:
     areas = stats[1:, cv2.CC_STAT_AREA] / one
     if areas.min() < 0.4:
         return None
-    for j in np.flatnonzero(areas > 2.3) + 1:
+    for j in range(1, n):  # however thin: two cubes touching along part of a side share one
         (_, _), (w, h), _ = cv2.minAreaRect(cv2.findNonZero((comp == j).view(np.uint8)))
         if max(w, h) > CORE_LONGEST * side:
             return None
@@ -122,6 +124,11 @@ PAIR_ELONGATION = 1.4
 axes 2 : 1); a piece of two tops' area as compact as a square is one cube standing on a corner,
 its three faces uncut (rendered drops: 218 such pieces of two tops at 1.14-2.6, 3 of a corner
 cube at 1.07-1.12)."""
+SHORT_PAIR = 1.15
+"""A piece this large (in tops) that is as elongated as two tops side by side is no single top:
+it is two, one of them partly hidden by the tray's rim or a neighbour (physics drops under a
+camera tilted 12 degrees: a piece of 1.29 tops at elongation 1.91 was read as one top, and the
+blob surely as one cube too few). One top with a side face left on it is under 1.35 long."""
 WHOLE_TOP = 0.82
 """A seam-cut piece this large (in lone-cube cores) is one cube's whole top even when lit
 unlike a flat one: a cube tilted far enough to show a second face as large as a cube's top (0.6)
@@ -186,9 +193,9 @@ def seam_count(
     there, ``top_core``), lit like a flat top (``face``); a face turned from the light, a piece
     between whole numbers, or much of the blob lost in seams leaves the reading to area.
     """
-    # Measured only where a piece holds two tops' area, the one place it decides.
-    two = np.rint(cut.sizes / top_core) == 2
-    elongation = (piece_elongation(cut.labels, len(cut.sizes)) if two.any()
+    # Measured only where a piece may hold two tops, the one place it decides.
+    q_all = cut.sizes / top_core
+    elongation = (piece_elongation(cut.labels, len(cut.sizes)) if (q_all >= SHORT_PAIR).any()
                   else np.ones(len(cut.sizes)))
     n, conf, kept, read = 0, 1.0, 0.0, 0
     for size, total, long in zip(cut.sizes, cut.sums, elongation, strict=True):
@@ -202,6 +209,8 @@ def seam_count(
             return None
         if m == 2 and long < PAIR_ELONGATION:
             return None  # one cube on a corner, not two tops
+        if m == 1 and q >= SHORT_PAIR and long >= PAIR_ELONGATION:
+            return None  # two tops side by side, one partly hidden (by the rim, a neighbour)
         light = total / size / max(1.0, face)
         if not 0.85 <= light <= 1.18 and q < WHOLE_TOP:
             return None  # a face turned from the light: part of a tilted cube

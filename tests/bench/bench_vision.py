@@ -2,7 +2,7 @@
 
     python -m tests.bench.bench_vision [DATA_DIR ...] [--rendered N] [--size WxH] [--seed S]
                                        [--only NAMES] [--repeat R] [--beam] [--blobs]
-                                       [--piles TILTED,STACKED] [--camera NAMES]
+                                       [--piles TILTED,STACKED] [--camera NAMES] [--physics]
 
 DATA_DIR holds ``calib/`` and ``tests/NNN.jpg`` + ``NNN.json``. With ``--rendered N`` it also
 renders every named condition of :mod:`vision.scenes` (calibration set, then N drops with the tray
@@ -18,7 +18,10 @@ against the truth cubes whose centres the blob's box holds: which cues to trust,
 simulated drops have, instead of the harder default. ``--camera half,dim,keystone,warm,blur,
 dim+blur`` also counts each folder as those cameras would take it
 (:mod:`tests.bench.camera_changes`): the same drops, so the same truth, under conditions the
-folder's photos do not show. Without arguments (``make bench``): the shared sample as taken and
+folder's photos do not show. ``--physics`` pours each rendered drop from the tower's mouth and lets
+a physics engine settle it (:mod:`tests.bench.physics_drops`) instead of placing its cubes by
+rule: how often cubes tilt, stack and hide one another is then physics', not a chosen share.
+Without arguments (``make bench``): the shared sample as taken and
 by each such camera, and 5 drops of every rendered setup.
 """
 
