@@ -292,6 +292,11 @@ def drop_setup(setup: Setup, rng: np.random.Generator, shift_mm: float = 3.0) ->
     )
 
 
+def setup_salt(name: str) -> int:
+    """A number of a setup's own, mixed into its drops' seeds so setups fail independently."""
+    return sum(ord(ch) * (i + 1) for i, ch in enumerate(name))
+
+
 @dataclass(frozen=True)
 class BenchDrop:
     """One drop of a named setup's benchmark sequence, ready to render."""
@@ -312,11 +317,11 @@ def bench_drops(
     size: tuple[int, int] | None = None,
 ) -> Iterator[BenchDrop]:
     """The benchmark's drops of a named setup, in order, without end: the first empty, then 0-40
-    cubes scattered, in piles and in flush rows by turns. Each setup draws from its own stream (a
-    seed per name), so setups fail independently; in piles, ``piles`` are the shares of cubes that
-    tilt and that lie on another (cubes apart lie flat)."""
+    cubes scattered, in piles and in flush rows by turns, each setup from its own stream (see
+    :func:`setup_salt`); in piles, ``piles`` are the shares of cubes that tilt and that lie on
+    another (cubes apart lie flat)."""
     setup = condition(name, size)
-    salt = sum(ord(ch) * (i + 1) for i, ch in enumerate(name))
+    salt = setup_salt(name)
     rng = np.random.default_rng([seed, salt])
     styles = ("scatter", "cluster", "rows")
     for k in itertools.count():

@@ -146,7 +146,7 @@ def bench_drops(
     """A named setup's benchmark drops settled by physics, in order, without end: the first
     empty, then 0-40 cubes, a third of the drops slow enough to pile up at the mouth."""
     setup = scenes.condition(name, size)
-    salt = sum(ord(ch) * (i + 1) for i, ch in enumerate(name))
+    salt = scenes.setup_salt(name)
     rng = np.random.default_rng([seed, salt, 7])
     for k in itertools.count():
         counts = scenes.random_counts(rng, int(rng.integers(0, 41)) if k else 0)
