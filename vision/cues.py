@@ -194,12 +194,11 @@ def seam_count(
     between whole numbers, or much of the blob lost in seams leaves the reading to area.
     """
     # Measured only where a piece may hold two tops, the one place it decides.
-    q_all = cut.sizes / top_core
-    elongation = (piece_elongation(cut.labels, len(cut.sizes)) if (q_all >= SHORT_PAIR).any()
+    tops = cut.sizes / top_core
+    elongation = (piece_elongation(cut.labels, len(cut.sizes)) if (tops >= SHORT_PAIR).any()
                   else np.ones(len(cut.sizes)))
     n, conf, kept, read = 0, 1.0, 0.0, 0
-    for size, total, long in zip(cut.sizes, cut.sums, elongation, strict=True):
-        q = size / top_core
+    for q, size, total, long in zip(tops, cut.sizes, cut.sums, elongation, strict=True):
         if q < 0.08:
             continue  # grain or a glint, not a face
         if q < 0.2:

@@ -67,17 +67,20 @@ def placement_area(setup: Setup) -> tuple[float, float]:
     cubes out of the picture cannot be counted, so drops (and calibration photos) stay in view.
     """
     tw, th = setup.tray_mm
-    cam = Camera(setup)
-    w, h = setup.size
-    pad = setup.cube_mm * setup.px_per_mm
     for f in np.linspace(1.0, 0.3, 36):
         ax, ay = tw / 2 * f, th / 2 * f
         pts = np.array([[sx * ax, sy * ay, 0.0] for sx in (-1, 0, 1) for sy in (-1, 0, 1)])
-        uv = cam.project(to_world(setup, pts))
-        inside = (uv >= pad).all() and (uv[:, 0] <= w - pad).all() and (uv[:, 1] <= h - pad).all()
-        if inside:
+        if in_view(setup, pts).all():
             return float(2 * ax), float(2 * ay)
     return tw * 0.3, th * 0.3
+
+
+def in_view(setup: Setup, pts: np.ndarray) -> np.ndarray:
+    """Which tray points (N x 3) the camera sees at least a cube's width inside its frame."""
+    uv = Camera(setup).project(to_world(setup, pts))
+    pad = setup.cube_mm * setup.px_per_mm
+    w, h = setup.size
+    return (uv[:, 0] >= pad) & (uv[:, 1] >= pad) & (uv[:, 0] <= w - pad) & (uv[:, 1] <= h - pad)
 
 
 def _off_floor(

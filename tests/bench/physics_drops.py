@@ -20,7 +20,7 @@ import numpy as np
 import pybullet as pb
 
 from vision import scenes
-from vision.render import Camera, Cube, Setup, to_world
+from vision.render import Cube, Setup
 
 GRAVITY = 981.0
 """cm/s^2."""
@@ -29,9 +29,10 @@ STEP = 1.0 / 960.0
 SETTLE_SPEED = 0.3
 """cm/s (and rad/s) under which every cube counts as at rest."""
 MAX_SECONDS = 5.0
-MODES = ("spread", "cluster")
-"""``spread``: cubes leave the mouth at 40-170 cm/s and scatter; ``cluster``: at 25-80 cm/s,
-most stop together near the mouth."""
+SPEEDS = {"spread": (40.0, 170.0), "cluster": (25.0, 80.0)}
+"""How fast (cm/s) cubes leave the mouth in each kind of drop: ``spread`` ones scatter over the
+tray; in ``cluster`` ones most stop together near the mouth."""
+MODES = tuple(SPEEDS)
 
 
 def _box(client: int, half: Sequence[float], pos: Sequence[float], friction: float) -> None:
@@ -42,7 +43,8 @@ def _box(client: int, half: Sequence[float], pos: Sequence[float], friction: flo
 
 
 def _tray(client: int, setup: Setup) -> None:
-    """Floor, four walls (the -x one opened by the mouth) and, past the mouth, the chute."""
+    """Floor, reaching past the walls (the table, and the chute past the mouth), and four walls,
+    the -x one opened by the mouth."""
     tw, th = (v / 10 for v in setup.tray_mm)
     wall, thick = setup.wall_mm / 10, setup.wall_thick_mm / 10
     _box(client, (tw / 2 + thick + 20, th / 2 + thick + 20, 0.5), (0, 0, -0.5), 0.55)
@@ -84,7 +86,7 @@ def _pour(
 ) -> list[Cube]:
     tw = setup.tray_mm[0] / 10
     mouth = (setup.mouth_mm or 70.0) / 10
-    slow, fast = (25.0, 80.0) if mode == "cluster" else (40.0, 170.0)
+    slow, fast = SPEEDS[mode]
     bodies: list[tuple[int, str, float]] = []
     gap = int(rng.uniform(0.02, 0.06) / STEP)  # steps between cubes leaving the mouth
     steps, quiet = 0, 0
@@ -118,10 +120,10 @@ def _pour(
     for body, colour, edge in bodies:
         pos, orn = pb.getBasePositionAndOrientation(body, physicsClientId=client)
         x, y, z = (v * 10 for v in pos)
-        if z < 0 or abs(y) > setup.tray_mm[1] / 2 + setup.wall_thick_mm or x > (
-                setup.tray_mm[0] / 2 + setup.wall_thick_mm) or x < -setup.tray_mm[0] / 2 - (
-                setup.wall_thick_mm if not setup.mouth_mm else setup.chute_mm):
-            continue  # off the tray
+        outer_x, outer_y = (v / 2 + setup.wall_thick_mm for v in setup.tray_mm)
+        past_mouth = setup.chute_mm - setup.wall_thick_mm if setup.mouth_mm else 0.0
+        if z < 0 or abs(y) > outer_y or not -outer_x - past_mouth <= x <= outer_x:
+            continue  # off the tray (its rim included) and the chute
         rot = np.array(pb.getMatrixFromQuaternion(orn)).reshape(3, 3)
         upright = float(np.abs(rot[2]).max())  # cosine of the nearest face normal to vertical
         pose = "flat" if upright > math.cos(math.radians(8)) else "tilted"
@@ -133,11 +135,8 @@ def _pour(
 def _in_view(setup: Setup, cubes: list[Cube]) -> list[Cube]:
     if not cubes:
         return cubes
-    uv = Camera(setup).project(to_world(setup, np.array([c.centre for c in cubes])))
-    pad = setup.cube_mm * setup.px_per_mm
-    w, h = setup.size
-    inside = (uv[:, 0] >= pad) & (uv[:, 1] >= pad) & (uv[:, 0] <= w - pad) & (uv[:, 1] <= h - pad)
-    return [c for c, ok in zip(cubes, inside, strict=True) if ok]
+    seen = scenes.in_view(setup, np.array([c.centre for c in cubes]))
+    return [c for c, ok in zip(cubes, seen, strict=True) if ok]
 
 
 def bench_drops(
