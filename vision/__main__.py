@@ -20,8 +20,9 @@ from pathlib import Path
 import cv2
 
 from vision.annotate import annotate
-from vision.calibrate import calibrate, format_report
+from vision.calibrate import calibrate
 from vision.count import Counter
+from vision.grading import format_report
 from vision.photos import read_image
 from vision.profile import COLOURS, VisionError, load_profile
 

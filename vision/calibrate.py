@@ -9,7 +9,8 @@ What is learned, and why:
 - the area one cube covers at each spot of the image (perspective and tilt make cubes toward the
   edges look bigger), fitted from the calibration cubes whose number is known.
 Finally every calibration photo is counted with the new profile; a colour whose photos do not
-count right, or that blends into the tray or another colour, is marked unreliable.
+count right, or that blends into the tray or another colour, is marked unreliable
+(:mod:`vision.grading`).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from vision.align import align, warp_image
 from vision.areamap import AreaMap, fit_area_map
 from vision.count import Counter
 from vision.cues import SEAM_DEPTH, seam_hat, seam_pieces
+from vision.grading import ACHROMATIC, grade
 from vision.photos import Sample, calibration_files, read_image
 from vision.profile import COLOURS, ColourModel, Profile, VisionError, encode_background
 
@@ -184,7 +186,6 @@ def _cube_blobs(mask: np.ndarray, n: int) -> np.ndarray:
     return keep[comp].astype(np.uint8)
 
 
-ACHROMATIC = ("black", "white")
 """Colours with no chroma of their own: only lightness tells them from a grey tray."""
 
 HARD_LIGHT = 0.7
@@ -625,124 +626,8 @@ class _Calibration:
 
     def _verify(self, profile: Profile, work: list[np.ndarray]) -> Profile:
         """Count each calibration photo with the new profile (kept in :attr:`verified`); grade
-        each colour's separation."""
+        each colour on those counts."""
         counter = Counter(profile)
         self.verified = [counter.count(frame).counts for frame in work]
-        means = np.array([m.mean for m in profile.colours])
-        covs = [np.array(m.cov) for m in profile.colours]
-        report: list[dict[str, Any]] = []
-        models = []
-        reference = float(
-            np.median([m.area for m in profile.colours if m.name not in ACHROMATIC])
-        )
-        for i, m in enumerate(profile.colours):
-            others = [
-                math.sqrt(
-                    float(
-                        (means[j] - means[i])
-                        @ np.linalg.inv((covs[i] + covs[j]) / 2)
-                        @ (means[j] - means[i])
-                    )
-                )
-                for j in range(len(means))
-                if j != i
-            ]
-            colour_sep = min(others)
-            problems: list[str] = []
-            for s, got in zip(self.samples, self.verified, strict=True):
-                if s.colour != m.name:
-                    continue
-                wrong = {k: v for k, v in got.items() if (v != s.n if k == m.name else v != 0)}
-                if wrong:
-                    problems.append(
-                        f"{Path(s.name).name} counted {got[m.name]} of {s.n}"
-                        + (
-                            f" (+{sum(v for k, v in wrong.items() if k != m.name)} "
-                            "of other colours)"
-                            if any(k != m.name for k in wrong)
-                            else ""
-                        )
-                    )
-            # Every cube is the same size, so a colour whose cubes cover less area than the
-            # coloured ones is partly lost in the tray.
-            tray_sep = min(1.0, m.area / reference)
-            glare = m.name == "black" and self.shadow_depth < HARD_LIGHT
-            reliable = (
-                m.reliable
-                and not problems
-                and tray_sep >= 0.7
-                and colour_sep >= 3.0
-                and not glare
-                and not m.lift
-            )
-            advice = ""
-            if m.lift:
-                advice = (
-                    f"{m.name} blends into the tray and is found only by its slightly lighter "
-                    "top: use a tray of another shade (a mid-grey tray suits all six colours)"
-                )
-            elif glare:
-                advice = (
-                    "black tops mirror a single hard light and look like the tray where they "
-                    "catch it: use diffuse light (a ring light)"
-                )
-            elif tray_sep < 0.7:
-                advice = (
-                    f"{m.name} blends into the tray: use a tray of another shade "
-                    "(a mid-grey tray suits all six colours)"
-                )
-            elif colour_sep < 3.0:
-                advice = (
-                    f"{m.name} looks too much like another colour under this light: "
-                    "use whiter, more even light"
-                )
-            elif problems:
-                advice = (
-                    "; ".join(problems)
-                    + ": retake the photo with the cubes apart, or check its name"
-                )
-            note = m.note or advice
-            models.append(
-                replace(
-                    m,
-                    reliable=reliable,
-                    tray_separation=round(tray_sep, 3),
-                    colour_separation=round(colour_sep, 2),
-                    note=note if not reliable else "",
-                )
-            )
-            report.append(
-                {
-                    "colour": m.name,
-                    "tray_separation": round(tray_sep, 3),
-                    "colour_separation": round(colour_sep, 2),
-                    "reliable": reliable,
-                    "note": note if not reliable else "",
-                }
-            )
-        meta = {
-            "report": report,
-            "ratio_range": list(profile.ratio_range),
-            "chroma_limit": profile.chroma_limit,
-        }
-        return replace(profile, colours=tuple(models), meta=meta)
-
-
-def format_report(profile: Profile) -> str:
-    """The short calibration report printed by ``python -m vision calibrate``."""
-    side = math.sqrt(float(np.median([c.area for c in profile.colours]))) / profile.scale
-    lines = [
-        f"calibrated {profile.image_size[0]}x{profile.image_size[1]}, "
-        f"working scale {profile.scale:.3f}, one cube ~{side:.0f} px wide"
-    ]
-    lines.append(f"{'colour':<8} {'vs tray':>8} {'vs colours':>10}  status")
-    for c in profile.colours:
-        status = (
-            "ok"
-            if c.reliable
-            else "WARNING: " + (c.note or "unreliable") + "; its counts will always ask for review"
-        )
-        lines.append(
-            f"{c.name:<8} {c.tray_separation:>8.0%} {c.colour_separation:>10.1f}  {status}"
-        )
-    return "\n".join(lines)
+        hard_light = self.shadow_depth < HARD_LIGHT
+        return grade(profile, self.samples, self.verified, hard_light)

@@ -1,0 +1,123 @@
+"""Grade each calibrated colour: how well it separates from the tray and from the other colours,
+whether its own photos count right, and what to change when it cannot be told apart reliably
+(a colour graded unreliable always asks for review); and the report calibration prints."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+
+from vision.photos import Sample
+from vision.profile import ColourModel, Profile
+
+ACHROMATIC = ("black", "white")
+
+
+SEPARATE_FROM_TRAY = 0.7
+"""Least share of a coloured cube's area that a cube of the colour shows against the tray (every
+cube is the same size: one that shows less is partly lost in the tray)."""
+SEPARATE_FROM_COLOURS = 3.0
+"""Least Mahalanobis distance from the nearest other colour."""
+MID_GREY = "use a tray of another shade (a mid-grey tray suits all six colours)"
+
+
+def grade(
+    profile: Profile, samples: Sequence[Sample], verified: Sequence[dict[str, int]],
+    hard_light: bool,
+) -> Profile:
+    """The profile with each colour graded, given each calibration photo's counts under it
+    (``verified``, in the order of ``samples``) and whether a single hard light casts the
+    shadows (black tops mirror it)."""
+    reference = float(np.median([m.area for m in profile.colours if m.name not in ACHROMATIC]))
+    models, report = [], []
+    for m, colour_sep in zip(profile.colours, _colour_separations(profile), strict=True):
+        problems = _miscounted(m.name, samples, verified)
+        tray_sep = min(1.0, m.area / reference)
+        glare = m.name == "black" and hard_light
+        reliable = (m.reliable and not problems and tray_sep >= SEPARATE_FROM_TRAY
+                    and colour_sep >= SEPARATE_FROM_COLOURS and not glare and not m.lift)
+        note = "" if reliable else m.note or _advice(m, glare, tray_sep, colour_sep, problems)
+        grades = {"tray_separation": round(tray_sep, 3),
+                  "colour_separation": round(colour_sep, 2), "reliable": reliable, "note": note}
+        models.append(replace(m, **grades))
+        report.append({"colour": m.name, **grades})
+    meta = {
+        "report": report,
+        "ratio_range": list(profile.ratio_range),
+        "chroma_limit": profile.chroma_limit,
+    }
+    return replace(profile, colours=tuple(models), meta=meta)
+
+
+def _colour_separations(profile: Profile) -> list[float]:
+    """Each colour's Mahalanobis distance (under the two colours' mean covariance) from the
+    nearest other colour."""
+    means = [np.array(m.mean) for m in profile.colours]
+    covs = [np.array(m.cov) for m in profile.colours]
+    out = []
+    for i, mean in enumerate(means):
+        out.append(min(
+            math.sqrt(float((means[j] - mean) @ np.linalg.inv((covs[i] + covs[j]) / 2)
+                            @ (means[j] - mean)))
+            for j in range(len(means)) if j != i
+        ))
+    return out
+
+
+def _miscounted(
+    colour: str, samples: Sequence[Sample], verified: Sequence[dict[str, int]]
+) -> list[str]:
+    """The colour's own calibration photos that did not count right, as report lines."""
+    problems = []
+    for s, got in zip(samples, verified, strict=True):
+        if s.colour != colour:
+            continue
+        others = sum(v for k, v in got.items() if k != colour)
+        if got[colour] != s.n or others:
+            problems.append(f"{Path(s.name).name} counted {got[colour]} of {s.n}"
+                            + (f" (+{others} of other colours)" if others else ""))
+    return problems
+
+
+def _advice(
+    m: ColourModel, glare: bool, tray_sep: float, colour_sep: float, problems: list[str]
+) -> str:
+    """What to change so that an unreliable colour can be counted."""
+    if m.lift:
+        return (f"{m.name} blends into the tray and is found only by its slightly lighter "
+                f"top: {MID_GREY}")
+    if glare:
+        return ("black tops mirror a single hard light and look like the tray where they catch "
+                "it: use diffuse light (a ring light)")
+    if tray_sep < SEPARATE_FROM_TRAY:
+        return f"{m.name} blends into the tray: {MID_GREY}"
+    if colour_sep < SEPARATE_FROM_COLOURS:
+        return (f"{m.name} looks too much like another colour under this light: "
+                "use whiter, more even light")
+    if problems:
+        return "; ".join(problems) + ": retake the photo with the cubes apart, or check its name"
+    return ""
+
+
+def format_report(profile: Profile) -> str:
+    """The short calibration report printed by ``python -m vision calibrate``."""
+    side = math.sqrt(float(np.median([c.area for c in profile.colours]))) / profile.scale
+    lines = [
+        f"calibrated {profile.image_size[0]}x{profile.image_size[1]}, "
+        f"working scale {profile.scale:.3f}, one cube ~{side:.0f} px wide"
+    ]
+    lines.append(f"{'colour':<8} {'vs tray':>8} {'vs colours':>10}  status")
+    for c in profile.colours:
+        status = (
+            "ok"
+            if c.reliable
+            else "WARNING: " + (c.note or "unreliable") + "; its counts will always ask for review"
+        )
+        lines.append(
+            f"{c.name:<8} {c.tray_separation:>8.0%} {c.colour_separation:>10.1f}  {status}"
+        )
+    return "\n".join(lines)
