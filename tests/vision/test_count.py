@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import math
+import weakref
 from dataclasses import replace
 
 import cv2
@@ -38,6 +40,22 @@ def test_counting_leaves_the_counter_as_it_was(ring: tuple) -> None:
     counter.count(img)
     counter.count((img * 0.7).astype(np.uint8))
     assert {k: id(v) for k, v in vars(counter).items()} == before
+
+
+def test_a_counter_is_freed_as_soon_as_it_is_dropped(ring: tuple) -> None:
+    """No reference cycle keeps a dropped counter (its tables and images, some 6 MB) alive until
+    the next garbage collection: calibration builds four, and the ones lingering were 12 MB of
+    its peak (the shared sample's calibration and counts: max RSS 105 -> 92 MB)."""
+    _, profile, _ = ring
+    gc.collect()
+    gc.disable()
+    try:
+        counter = Counter(profile)
+        alive = weakref.ref(counter)
+        del counter
+        assert alive() is None
+    finally:
+        gc.enable()
 
 
 @pytest.mark.parametrize("seed", range(6))
