@@ -186,8 +186,6 @@ def _cube_blobs(mask: np.ndarray, n: int) -> np.ndarray:
     return keep[comp].astype(np.uint8)
 
 
-"""Colours with no chroma of their own: only lightness tells them from a grey tray."""
-
 HARD_LIGHT = 0.7
 """Shadow depth beside the cubes (lightness ratio, see :meth:`_Calibration._tray_test`) below
 which the light is one hard lamp: a black top that faces it at the mirror angle glints as light

@@ -15,6 +15,7 @@ from vision.photos import Sample
 from vision.profile import ColourModel, Profile
 
 ACHROMATIC = ("black", "white")
+"""Colours with no chroma of their own: only lightness tells them from a grey tray."""
 
 
 SEPARATE_FROM_TRAY = 0.7
