@@ -29,9 +29,16 @@ from vision.align import align, warp_image
 from vision.areamap import AreaMap, fit_area_map
 from vision.count import Counter
 from vision.cues import SEAM_DEPTH, seam_hat, seam_pieces
-from vision.grading import ACHROMATIC, grade
+from vision.grading import grade
 from vision.photos import Sample, calibration_files, read_image
-from vision.profile import COLOURS, ColourModel, Profile, VisionError, encode_background
+from vision.profile import (
+    ACHROMATIC,
+    COLOURS,
+    ColourModel,
+    Profile,
+    VisionError,
+    encode_background,
+)
 
 TARGET_SIDE = 20.0
 """Working scale is chosen so one cube's side is about this many pixels."""

@@ -12,11 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from vision.photos import Sample
-from vision.profile import ColourModel, Profile
-
-ACHROMATIC = ("black", "white")
-"""Colours with no chroma of their own: only lightness tells them from a grey tray."""
-
+from vision.profile import ACHROMATIC, ColourModel, Profile
 
 SEPARATE_FROM_TRAY = 0.7
 """Least share of a coloured cube's area that a cube of the colour shows against the tray (every

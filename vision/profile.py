@@ -21,6 +21,8 @@ from vision.areamap import AreaMap
 
 COLOURS: tuple[str, ...] = ("red", "yellow", "blue", "green", "black", "white")
 """The cube colours, in the order every count reports them."""
+ACHROMATIC = ("black", "white")
+"""Colours with no chroma of their own: only lightness tells them from a grey tray."""
 
 PROFILE_FORMAT = "tabletop-companion/vision-profile"
 PROFILE_VERSION = 2
