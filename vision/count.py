@@ -60,6 +60,7 @@ MAX_COLOUR_DISTANCE = 4.5
 COVERED = "one cube, partly covered by a neighbour"
 SLIVER = "a sliver against another colour: a cube almost hidden under it?"
 SHADE_SLIVER = "a black sliver against another colour: a shadow, or a cube under it?"
+GLINT_SLIVER = "a white sliver against another colour: a glint, or a cube under it?"
 MOSTLY_COVERED = "one cube, mostly covered by a neighbour"
 TRACES = "specks against another colour: a cube almost hidden under it?"
 FAINT_TRACES = "faint specks against another colour: a cube hidden under it?"
@@ -264,8 +265,7 @@ class Counter:
         absorbed = np.zeros(labels.shape, np.uint8)
         for index, name in enumerate(self.names):
             # Specks of a chromatic colour may together be a cube hidden under another.
-            least = SLIVER_FRACTION if self.chromatic[index] else NOISE_FRACTION
-            if present[index + 1] < self._min_pixels(index, least):
+            if present[index + 1] < self._min_pixels(index, SLIVER_FRACTION):
                 continue
             extra = joins.get(index + 1)
             found = self._colour_blobs(seen, labels, index, extra, absorbed, base, grey)
@@ -324,6 +324,11 @@ class Counter:
             },
         )
 
+    def _smallest_blob(self, index: int) -> float:
+        """Fewest pixels of a blob worth reading: a black or white sliver against another colour
+        may be a cube under it, and asks (a coloured cube's specks are its traces instead)."""
+        return self._min_pixels(index, NOISE_FRACTION if self.chromatic[index] else SLIVER_FRACTION)
+
     def _min_pixels(self, index: int, fraction: float = NOISE_FRACTION) -> float:
         """Fewest pixels of a colour worth looking at for ``fraction`` of a cube (half that
         many of the colour's mean cube: a cube may be smaller where it lies)."""
@@ -362,7 +367,7 @@ class Counter:
         counted = np.zeros(n_comp, bool)
         origin = (x0 + base[0], y0 + base[1])
         for j in range(1, n_comp):
-            if own_px[j] < self._min_pixels(index):
+            if own_px[j] < self._smallest_blob(index):
                 continue
             g = grey[y0:y1, x0:x1] if grey is not None else None
             blob, dets = self._read(
@@ -501,7 +506,7 @@ class Counter:
         """Read one blob (``comp == j``) of a frame exposed ``gain`` times the calibration's;
         ``grey`` and ``around`` (the labels) share comp's box."""
         x, y, w, h, area = (int(v) for v in stat)
-        if area < self._min_pixels(index):
+        if area < self._smallest_blob(index):
             return None, []
         expected = self.expected_area(index, float(cent[0]), float(cent[1]))
         ratio = area / expected
@@ -516,6 +521,9 @@ class Counter:
             # 4 of 5 were cubes, but rendered shadows are paler).
             # Not counted, and asked about; an exit beam's total that is short may still add it.
             return Blob(name, 0, SLIVER_CONFIDENCE, ratio, SHADE_SLIVER, (x, y, w, h)), []
+        if ratio < NOISE_FRACTION and area < self._min_pixels(index):
+            # A white sliver this small is a glint on a cube's rim as often as a cube under it.
+            return Blob(name, 0, SLIVER_CONFIDENCE, ratio, GLINT_SLIVER, (x, y, w, h)), []
         contours, _ = cv2.findContours(sub, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
         contour = max(contours, key=cv2.contourArea)
         if ratio < NOISE_FRACTION:

@@ -289,24 +289,35 @@ def test_a_cube_mostly_covered_by_another_colour_is_counted_but_two_parts_of_one
     assert any("part of the red cube beside it" in r for r in res.reasons), res.reasons
 
 
-def test_a_dark_sliver_against_a_cube_asks_but_is_no_cube_unless_the_beam_says_so(
-    ring: tuple,
+@pytest.mark.parametrize(
+    ("bgr", "width", "why"),
+    [
+        ((16, 15, 15), 0.45, "shadow"),
+        ((16, 15, 15), 0.3, "shadow"),
+        ((238, 238, 236), 0.3, "glint"),
+    ],
+)
+def test_a_dark_or_light_sliver_against_a_cube_asks_but_is_no_cube_unless_the_beam_says_so(
+    ring: tuple, bgr: tuple[int, int, int], width: float, why: str
 ) -> None:
-    """A black patch a fifth of a cube against a red cube is the shadow in a crevice as often as
-    a black cube lying under it: it asks, is not counted, and the beam's total may add it."""
+    """A black patch a fifth or an eighth of a cube against a red cube is the shadow in a crevice
+    as often as a black cube lying under it, and a white eighth a glint as often as a white cube:
+    it asks, is not counted, and the beam's total may add it. (The eighths were once dropped
+    unseen: under a black or white blob's least size, 0.15 cube.)"""
     setup, profile, counter = ring
     img, truth = drop(setup, 81, {"red": 1})
     cube = truth.cubes[0]
     side = math.sqrt(profile.colour("red").area) / profile.scale
     cx, cy = (round(v) for v in cube["center_px"])
     x0, y0 = round(cx + 0.5 * side), round(cy - 0.4 * side)  # beside the red cube's right side
-    x1, y1 = round(x0 + 0.45 * side), round(y0 + 0.45 * side)
-    cv2.rectangle(img, (x0, y0), (x1, y1), (16, 15, 15), -1)
+    x1, y1 = round(x0 + width * side), round(y0 + 0.45 * side)
+    cv2.rectangle(img, (x0, y0), (x1, y1), bgr, -1)
     res = counter.count(img)
     assert res.counts == truth.counts and res.needs_review, (res.counts, res.reasons)
-    assert any("shadow" in r for r in res.reasons), res.reasons
+    assert any(why in r for r in res.reasons), res.reasons
     beam = counter.count(img, expected_total=2)
-    assert beam.counts["black"] == 1 and beam.needs_review, (beam.counts, beam.reasons)
+    colour = "black" if bgr[0] < 128 else "white"
+    assert beam.counts[colour] == 1 and beam.needs_review, (beam.counts, beam.reasons)
 
 
 def test_a_short_total_goes_to_the_pile_whose_area_allows_one_more() -> None:
