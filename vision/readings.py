@@ -7,7 +7,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from vision.odds import hidden_risk
+from vision.odds import SNUG_PAIR, SNUG_PAIR_RISK, hidden_risk
 
 NOISE_FRACTION = 0.3
 """Blobs smaller than this many cube areas are noise (a sliver of seam, a speck of glare)."""
@@ -162,6 +162,11 @@ OUTVOTED_CONFIDENCE = 0.9
 against seams and cores: 22 of 24 such blobs in rendered drops were right, not 98.5%)."""
 
 
+CONFIRMED_PAIR = 1.0 - SNUG_PAIR_RISK
+"""How sure a pair of at most :data:`~vision.odds.SNUG_PAIR` cube areas is when a second cue
+agrees: as sure as it is that no third cube hides under it (that is what such pairs get wrong)."""
+
+
 class Reading(NamedTuple):
     """A blob read as ``n`` cubes."""
 
@@ -191,6 +196,8 @@ def second_cue(
     if cue_n == n:
         if disputed:  # two cues against a third: not sure
             cue_conf = min(cue_conf, OUTVOTED_CONFIDENCE)
+        elif n == 2 and ratio <= SNUG_PAIR:
+            cue_conf = max(cue_conf, CONFIRMED_PAIR)
         return Reading(n, max(conf, cue_conf), f"{why}; {agree}", hidden_risk(n, ratio), disputed)
     if not keep and (ratio < 1.85 or posterior_of(ratio, cue_n) >= 0.1):
         n = cue_n

@@ -16,8 +16,9 @@ from vision import COLOURS, Counter, VisionError, calibrate, scenes
 from vision import count as count_module
 from vision import render as rd
 from vision.count import Blob, _down_share
-from vision.odds import beam_confidence, beam_fix
+from vision.odds import SNUG_PAIR, beam_confidence, beam_fix
 from vision.photos import Sample
+from vision.readings import CONFIRMED_PAIR
 
 from .conftest import drop, rendered_counter
 
@@ -331,11 +332,14 @@ def test_a_short_total_goes_to_the_pile_whose_area_allows_one_more() -> None:
     assert beam_fix([*sure, read_up, read_down], -1) == [0] * 5 + [-1, 0]
 
 
-def _angled_pair(setup: rd.Setup) -> list[rd.Cube]:
-    """Two flat red cubes touching side to side, one turned 30 degrees: no row, no block."""
-    e = setup.cube_mm
-    a = rd.Cube("red", (0.0, 0.0, e / 2), tuple(map(tuple, rd.rot_z(0.0).tolist())), e)
-    b = rd.Cube("red", (e * 1.02, e * 0.3, e / 2), tuple(map(tuple, rd.rot_z(0.52).tolist())), e)
+def _angled_pair(
+    setup: rd.Setup, colour: str = "red", turn: float = 0.0, at: tuple[float, float] = (0, 0)
+) -> list[rd.Cube]:
+    """Two flat cubes touching side to side, one turned 30 degrees more: no row, no block."""
+    e, (x, y) = setup.cube_mm, at
+    a = rd.Cube(colour, (x, y, e / 2), tuple(map(tuple, rd.rot_z(turn).tolist())), e)
+    b = rd.Cube(colour, (x + e * 1.02, y + e * 0.3, e / 2),
+                tuple(map(tuple, rd.rot_z(turn + 0.52).tolist())), e)
     return [a, b]
 
 
@@ -354,6 +358,24 @@ def test_a_pair_read_from_its_area_alone_is_not_sure(
     alone = next(b for b in counter.count(img).blobs if b.colour == "red")
     assert alone.n == 2 and alone.reason == "cluster of 2"
     assert alone.confidence <= count_module.UNCONFIRMED_PAIR
+
+
+def test_seven_pairs_whose_seams_agree_do_not_ask(ring: tuple) -> None:
+    """Pairs read as two by their area and seams hardly ever hide a third cube at up to
+    SNUG_PAIR cube areas: seven of them in one drop, each doubted as a pile, used to ask."""
+    setup, _, counter = ring
+    spots = [(-45, -30), (-5, -30), (35, -30), (-45, 5), (-5, 5), (35, 5), (-25, 35)]
+    colours = ["red", "yellow", "blue", "green", "black", "white", "red"]
+    turns = np.linspace(0.0, 1.0, 7)
+    cubes = [cube for at, colour, turn in zip(spots, colours, turns, strict=True)
+             for cube in _angled_pair(setup, colour, float(turn), at)]
+    img, truth = rd.render(setup, cubes, seed=7)
+    res = counter.count(img)
+    assert res.counts == truth.counts and not res.needs_review, (res.counts, res.reasons)
+    for blob in res.blobs:
+        assert blob.n == 2 and "seams agree" in blob.reason, blob
+        if blob.area_ratio <= SNUG_PAIR:
+            assert min(blob.confidence, 1.0 - blob.hidden) == CONFIRMED_PAIR, blob
 
 
 def test_a_thin_line_is_no_cube_but_asks(ring: tuple) -> None:
