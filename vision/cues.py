@@ -129,10 +129,12 @@ SHORT_PAIR = 1.15
 it is two, one of them partly hidden by the tray's rim or a neighbour (physics drops under a
 camera tilted 12 degrees: a piece of 1.29 tops at elongation 1.91 was read as one top, and the
 blob surely as one cube too few). One top with a side face left on it is under 1.35 long."""
-WHOLE_TOP = 0.82
+WHOLE_TOP = 0.75
 """A seam-cut piece this large (in lone-cube cores) is one cube's whole top even when lit
 unlike a flat one: a cube tilted far enough to show a second face as large as a cube's top (0.6)
-shows no face this large."""
+shows no face this large, and one on an edge at 45 degrees two faces of 0.7. A flat top shaded by
+its neighbours (the shared sample's chain of four, blurred or shrunk: 0.77-0.81 at 0.8 of a flat
+top's light) is whole; at 0.82 such chains asked in 3 of the sample's 6 camera changes."""
 
 
 def piece_spread(m: int) -> float:

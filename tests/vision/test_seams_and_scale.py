@@ -387,3 +387,23 @@ def test_a_piece_as_long_as_two_tops_is_not_read_as_one_when_a_part_is_hidden() 
 
     assert seam_count(one_piece(8, 16), top_core, face, 1.3) is None  # 1.28 tops, 2 : 1
     assert seam_count(one_piece(10, 13), top_core, face, 1.3) == (1, 0.97)  # 1.3 tops, 1.3 : 1
+
+
+def test_a_whole_top_in_a_neighbours_shade_is_a_top_but_a_tilted_cubes_face_is_not() -> None:
+    """A chain of four flat cubes in the shared sample, blurred or shrunk: one top, shaded by its
+    neighbours to 0.8 of a flat top's light, keeps 0.8 of a top's core between its seams. It is
+    a whole top, so the seams count four. A face of a cube tilted on an edge (0.7 of a top at
+    most) lit so is no top, and leaves the count to area."""
+    face, top_core = 120.0, 100.0
+    labels = np.zeros((12, 60), np.int32)
+    for i in range(4):
+        labels[1:11, 1 + 15 * i : 11 + 15 * i] = i + 1
+
+    def chain(third: float) -> SeamCut:
+        sizes = np.array([89.0, 117.0, 100.0 * third, 117.0])
+        light = np.array([0.96, 0.91, 0.80, 0.87]) * face
+        return SeamCut(labels, sizes, sizes * light)
+
+    n, conf = seam_count(chain(0.8), top_core, face, 4.03) or (0, 0.0)
+    assert n == 4 and conf > 0.9
+    assert seam_count(chain(0.7), top_core, face, 3.93) is None
