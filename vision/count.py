@@ -29,7 +29,7 @@ from vision.readings import (
     NOISE_FRACTION,
     PARTIAL_FRACTION,
     TILT_OR_PAIR,
-    Reading,
+    first_reading,
     posterior_of,
     r_small,
     read_blob,
@@ -522,7 +522,8 @@ class Counter:
             # Not counted, and asked about; an exit beam's total that is short may still add it.
             return Blob(name, 0, SLIVER_CONFIDENCE, ratio, SHADE_SLIVER, (x, y, w, h)), []
         if ratio < NOISE_FRACTION and area < self._min_pixels(index):
-            # A white sliver this small is a glint on a cube's rim as often as a cube under it.
+            # A white sliver this small (black ones are above; a coloured blob this small is not
+            # read) is a glint on a cube's rim as often as a cube under it.
             return Blob(name, 0, SLIVER_CONFIDENCE, ratio, GLINT_SLIVER, (x, y, w, h)), []
         contours, _ = cv2.findContours(sub, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
         contour = max(contours, key=cv2.contourArea)
@@ -578,7 +579,7 @@ class Counter:
             conf, why = ON_ANOTHER_CONFIDENCE, ON_ANOTHER
         elif tilted:
             conf, why = 0.97, "one tilted cube (its faces are shaded unlike a flat top)"
-        reading = Reading(n, conf, why)
+        reading = first_reading(n, conf, why, ratio)
         if pieces is not None and conf < 0.99 and ratio >= 1.0:
             seam = seam_count(pieces, top, face_grey, ratio)
             # One whole top in a blob too large or misshapen for one cube is also what a cube

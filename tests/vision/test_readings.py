@@ -14,7 +14,9 @@ from vision.readings import (
     CONFIRMED_PAIR,
     LINE,
     OUTVOTED_CONFIDENCE,
+    ROW_OR_BLOCK,
     Reading,
+    first_reading,
     read_blob,
     second_cue,
 )
@@ -83,3 +85,15 @@ def test_a_confirmed_pair_is_as_sure_as_its_area_leaves_room_for_a_third_cube() 
     # Outvoted cues still ask.
     outvoted = second_cue(1.95, Reading(2, 0.8, "x", disputed=True), 2, 0.99, "agree", "no")
     assert outvoted.confidence <= OUTVOTED_CONFIDENCE
+
+
+def test_a_row_is_read_surely_from_its_top_and_may_hide_a_cube_as_any_such_pile() -> None:
+    # A filled rectangle two cubes long is a row of two; at 2.4 cube areas a third cube's sliver
+    # may be in it (rendered drops: 1 of 1 such rows held a third), as in a pair whose seams agree.
+    n, conf, why = read_blob(2.4, 2.1, 1.05, 0.97, 0.92)
+    assert (n, why) == (2, f"{ROW_OR_BLOCK} 2") and conf >= 0.98
+    row = first_reading(n, conf, why, 2.4)
+    assert min(row.confidence, 1.0 - row.hidden) < REVIEW_BELOW
+    snug = first_reading(*read_blob(2.0, 2.05, 1.02, 0.97, 0.93), 2.0)
+    assert snug.n == 2 and snug.hidden == SNUG_PAIR_RISK
+    assert first_reading(*read_blob(2.0, 1.8, 1.3, 0.8, 0.7), 2.0).hidden == 0.0  # no row
