@@ -264,7 +264,7 @@ class Counter:
         joins = self._joinable_unknown(labels, present)
         absorbed = np.zeros(labels.shape, np.uint8)
         for index, name in enumerate(self.names):
-            # Specks of a chromatic colour may together be a cube hidden under another.
+            # A sliver, or specks of a chromatic colour together, may be a cube under another.
             if present[index + 1] < self._min_pixels(index, SLIVER_FRACTION):
                 continue
             extra = joins.get(index + 1)

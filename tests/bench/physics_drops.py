@@ -117,11 +117,11 @@ def _pour(
             if quiet >= 4:
                 break
     cubes = []
+    outer_x, outer_y = (v / 2 + setup.wall_thick_mm for v in setup.tray_mm)
+    past_mouth = setup.chute_mm - setup.wall_thick_mm if setup.mouth_mm else 0.0
     for body, colour, edge in bodies:
         pos, orn = pb.getBasePositionAndOrientation(body, physicsClientId=client)
         x, y, z = (v * 10 for v in pos)
-        outer_x, outer_y = (v / 2 + setup.wall_thick_mm for v in setup.tray_mm)
-        past_mouth = setup.chute_mm - setup.wall_thick_mm if setup.mouth_mm else 0.0
         if z < 0 or abs(y) > outer_y or not -outer_x - past_mouth <= x <= outer_x:
             continue  # off the tray (its rim included) and the chute
         rot = np.array(pb.getMatrixFromQuaternion(orn)).reshape(3, 3)
