@@ -21,7 +21,7 @@ import numpy as np
 
 from vision import pixels
 from vision.align import Aligner, Alignment
-from vision.cues import cut_at_seams, neck_count, seam_count, tilted_face
+from vision.cues import cut_at_seams, neck_count, seam_count, seam_tops, tilted_face
 from vision.odds import BEAM_FLOOR, REVIEW_BELOW, beam_confidence, beam_fix
 from vision.outlines import Detection, cube_detections, detection
 from vision.profile import COLOURS, Profile, VisionError
@@ -580,8 +580,11 @@ class Counter:
         elif tilted:
             conf, why = 0.97, "one tilted cube (its faces are shaded unlike a flat top)"
         reading = first_reading(n, conf, why, ratio)
+        tops = 0  # tops the seams show when they cannot count (none for a tilted cube's faces)
         if pieces is not None and conf < 0.99 and ratio >= 1.0:
             seam = seam_count(pieces, top, face_grey, ratio)
+            if seam is None and not tilted:
+                tops = seam_tops(pieces, top, face_grey)
             # One whole top in a blob too large or misshapen for one cube is also what a cube
             # lying on another shows (the one below peeks out, or is lost in the seams): the
             # seams confirm a single cube only when its faces show it clearly tilted.
@@ -595,6 +598,8 @@ class Counter:
                 reading = second_cue(ratio, reading, necks, NECK_CONFIDENCE,
                                      "cores apart agree", f"{necks} cores stand apart",
                                      keep=tilted)
+        if tops > reading.n:  # area and cores alike can come out a cube short in a tight pile
+            reading = second_cue(ratio, reading, tops, 0.8, "", f"the seams show {tops} tops")
         if reading.n == 2 and reading.why == why and why.startswith("cluster of"):
             reading = reading._replace(confidence=min(reading.confidence, UNCONFIRMED_PAIR))
         blob = Blob(name, reading.n, reading.confidence, ratio, reading.why, (x, y, w, h),

@@ -14,7 +14,14 @@ import pytest
 from vision import Counter, calibrate, load_profile, scenes
 from vision import render as rd
 from vision.count import ON_ANOTHER
-from vision.cues import SeamCut, neck_count, piece_elongation, seam_count, seam_pieces
+from vision.cues import (
+    SeamCut,
+    neck_count,
+    piece_elongation,
+    seam_count,
+    seam_pieces,
+    seam_tops,
+)
 from vision.photos import Sample
 
 from .conftest import drop, rendered_counter
@@ -407,3 +414,21 @@ def test_a_whole_top_in_a_neighbours_shade_is_a_top_but_a_tilted_cubes_face_is_n
     n, conf = seam_count(chain(0.8), top_core, face, 4.03) or (0, 0.0)
     assert n == 4 and conf > 0.9
     assert seam_count(chain(0.7), top_core, face, 3.93) is None
+
+
+def test_seams_show_every_top_lit_flat_however_unevenly_they_cut() -> None:
+    """Five tight cubes cut into pieces of 0.56-0.87 of a top: too uneven to count by, but five
+    tops all the same. A tilted cube's dark face, a sliver and a wholly lit top are told apart."""
+    face, top_core = 120.0, 100.0
+    labels = np.zeros((4, 4), np.int32)
+
+    def cut(sizes: list[float], light: list[float]) -> SeamCut:
+        s = np.array(sizes)
+        return SeamCut(labels, s, s * np.array(light) * face)
+
+    five = cut([70, 87, 56, 61, 76], [0.97, 0.93, 0.92, 0.98, 0.94])
+    assert seam_count(five, top_core, face, 4.08) is None
+    assert seam_tops(five, top_core, face) == 5
+    # A face turned from the light (0.7) is no top unless it is whole; a sliver is none.
+    assert seam_tops(cut([90, 60, 30], [0.95, 0.7, 0.95]), top_core, face) == 1
+    assert seam_tops(cut([90, 80, 30], [0.95, 0.7, 0.95]), top_core, face) == 2
