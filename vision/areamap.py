@@ -7,9 +7,10 @@ on average over the cube's turn, 4/pi x lift x distance of its top's area. Cubes
 as so many lone cubes (pairs 1.95-2.09 cube areas, rendered and in the shared sample; their
 outline alone predicts 2.2), since they seldom lie flush. A tilted camera also sees the far side
 of the tray smaller (a slope). A point, the lift and a slope say all that, so a few calibration
-cubes fix them. The free quadratic map used before bent where no calibration cube lay: lone
-cubes near the sample's corners read up to 1.27 cube areas, and their spread per colour was
-twice what the geometry leaves.
+cubes fix them, and the tops their seams cut (no side faces) tell the slope apart from the lift.
+The free quadratic map used before bent where no calibration cube lay: lone cubes near the
+sample's corners read up to 1.27 cube areas, and their spread per colour was twice what the
+geometry leaves.
 """
 
 from __future__ import annotations
@@ -27,6 +28,9 @@ SLOPE_RIDGE = 0.25
 OUTLIER_MAD = 3.0
 """Calibration cubes further than this many deviations from the first fit are left out of the
 second (two cubes read as one, a cube on its edge)."""
+TOP_WEIGHT = 0.5
+"""Weight of a seam-cut top against a whole cube's area in the fit: a top's seams cut it less
+evenly (spread 0.10-0.12 in log area over the lone calibration cubes)."""
 MIN_CUBES = 6
 """Fewest calibration cubes the geometry is fitted from; with fewer the map stays flat."""
 
@@ -64,25 +68,31 @@ class AreaMap:
         return self.top(x, y, size) * (1.0 + share * self.side(x, y))
 
 
-def _design(colours: Sequence[str], xs: np.ndarray, ys: np.ndarray, size: tuple[int, int]
-            ) -> np.ndarray:
-    """Columns: one intercept (log top area) per colour, then the two slope terms."""
-    names = sorted(set(colours))
-    onehot = np.array([[float(c == n) for n in names] for c in colours])
+def _design(colours: Sequence[str], xs: np.ndarray, ys: np.ndarray, size: tuple[int, int],
+            names: Sequence[str]) -> np.ndarray:
+    """Columns: one intercept (log area) per name, then the two slope terms."""
+    onehot = np.array([[float(c == n) for n in names] for c in colours]).reshape(-1, len(names))
     return np.c_[onehot, xs / size[0] - 0.5, ys / size[1] - 0.5]
 
 
 def _best(logs: np.ndarray, design: np.ndarray, xs: np.ndarray, ys: np.ndarray,
-          nadirs: np.ndarray, lifts: np.ndarray) -> tuple[float, float, float, np.ndarray]:
+          nadirs: np.ndarray, lifts: np.ndarray, tops: tuple[np.ndarray, np.ndarray]
+          ) -> tuple[float, float, float, np.ndarray]:
     """Of every (nadir, lift) given, the one that fits best, with its linear terms: for each the
-    linear terms are a ridge least-squares solve, done for all at once."""
-    k = design.shape[1]
+    linear terms are a weighted ridge least-squares solve, done for all at once. ``tops`` (log
+    areas and design rows of seam-cut tops, which show no side faces) share the slope terms."""
+    top_logs, top_design = tops
+    rows = np.r_[design, top_design]
+    weight = np.r_[np.ones(len(logs)), np.full(len(top_logs), TOP_WEIGHT)]
+    k = rows.shape[1]
     ridge = np.diag([0.0] * (k - 2) + [SLOPE_RIDGE] * 2)
-    solve = np.linalg.solve(design.T @ design + ridge, design.T)
+    solve = np.linalg.solve((rows.T * weight) @ rows + ridge, rows.T * weight)
     dist = np.hypot(xs[None, :] - nadirs[:, :1], ys[None, :] - nadirs[:, 1:])
-    targets = logs - np.log1p(SPREAD * lifts[:, None, None] * dist[None, :, :])
+    sided = logs - np.log1p(SPREAD * lifts[:, None, None] * dist[None, :, :])
+    targets = np.concatenate(
+        [sided, np.broadcast_to(top_logs, sided.shape[:2] + top_logs.shape)], axis=2)
     coef = targets @ solve.T
-    err = ((targets - coef @ design.T) ** 2).sum(axis=2)
+    err = (weight * (targets - coef @ rows.T) ** 2).sum(axis=2)
     g, j = np.unravel_index(int(np.argmin(err)), err.shape)
     return float(nadirs[j, 0]), float(nadirs[j, 1]), float(lifts[g]), coef[g, j]
 
@@ -95,9 +105,12 @@ def _grid(cx: float, cy: float, half_w: float, half_h: float, n: int) -> np.ndar
 
 
 def fit_area_map(
-    cubes: Sequence[tuple[str, float, float, float]], size: tuple[int, int]
+    cubes: Sequence[tuple[str, float, float, float]],
+    size: tuple[int, int],
+    tops: Sequence[tuple[str, float, float, float]] = (),
 ) -> tuple[AreaMap, dict[str, float]]:
-    """Fit the map to lone calibration cubes ``(colour, area, x, y)``, which lie at any turn.
+    """Fit the map to lone calibration cubes ``(colour, area, x, y)``, which lie at any turn, and
+    to the seam-cut tops of such cubes, ``(colour, top area, x, y)``, if known.
 
     Returns the map (``level`` 1) and each colour's top area at the image centre. A coarse grid
     over the nadir (out to half an image beyond each edge) and the lift, then a finer one around
@@ -111,21 +124,30 @@ def fit_area_map(
         return AreaMap(), {c: float(np.exp(np.median(logs[np.array(colours) == c])))
                            for c in set(colours)}
     lifts = np.r_[0.0, 1.0 / np.geomspace(0.5 * w, 20.0 * w, 24)]
+    piece_names = sorted({f"top:{c}" for c, _, _, _ in tops})
+    top_logs = np.log(np.array([a for _, a, _, _ in tops], float))
+    top_xs = np.array([x for _, _, x, _ in tops], float)
+    top_ys = np.array([y for _, _, _, y in tops], float)
 
     def fit(keep: np.ndarray) -> tuple[AreaMap, dict[str, float]]:
         kept = [c for c, k in zip(colours, keep, strict=True) if k]
-        d, lx, ly, lg = _design(kept, xs[keep], ys[keep], size), xs[keep], ys[keep], logs[keep]
-        nx, ny, lift, _ = _best(lg, d, lx, ly, _grid(w / 2, h / 2, w, h, 17), lifts)
+        names = sorted(set(kept)) + piece_names
+        d = _design(kept, xs[keep], ys[keep], size, names)
+        lx, ly, lg = xs[keep], ys[keep], logs[keep]
+        top_rows = (top_logs,
+                    _design([f"top:{c}" for c, _, _, _ in tops], top_xs, top_ys, size, names))
+        nx, ny, lift, _ = _best(lg, d, lx, ly, _grid(w / 2, h / 2, w, h, 17), lifts, top_rows)
         fine = np.r_[0.0, np.geomspace(max(lift, 1e-5) / 1.3, max(lift, 1e-5) * 1.3, 9)]
-        nx, ny, lift, coef = _best(lg, d, lx, ly, _grid(nx, ny, w / 8, h / 6, 9), fine)
-        tops = dict(zip(sorted(set(kept)), np.exp(coef[:-2]).tolist(), strict=True))
-        return AreaMap((nx, ny), lift, (float(coef[-2]), float(coef[-1]))), tops
+        nx, ny, lift, coef = _best(lg, d, lx, ly, _grid(nx, ny, w / 8, h / 6, 9), fine, top_rows)
+        areas = np.exp(coef[: len(names) - len(piece_names)]).tolist()
+        return (AreaMap((nx, ny), lift, (float(coef[-2]), float(coef[-1]))),
+                dict(zip(sorted(set(kept)), areas, strict=True)))
 
-    area_map, tops = fit(np.ones(len(cubes), bool))
-    fitted = np.array([math.log(tops[c] * area_map.scale(x, y, 1.0, size))
+    area_map, top_areas = fit(np.ones(len(cubes), bool))
+    fitted = np.array([math.log(top_areas[c] * area_map.scale(x, y, 1.0, size))
                        for c, x, y in zip(colours, xs, ys, strict=True)])
     off = np.abs(logs - fitted)
     keep = off <= OUTLIER_MAD * 1.4826 * max(1e-3, float(np.median(off)))
     if keep.sum() >= MIN_CUBES and set(colours) == set(np.array(colours)[keep]):
-        area_map, tops = fit(keep)
-    return area_map, tops
+        area_map, top_areas = fit(keep)
+    return area_map, top_areas

@@ -287,6 +287,8 @@ class _Calibration:
         """The same at working scale (from :meth:`run` on)."""
         self.verified: list[dict[str, int]] = []
         """Each photo's counts under the profile last verified."""
+        self.lone_tops: list[tuple[str, float, float, float]] = []
+        """Seam-cut tops ``(colour, area, x, y)`` of the lone cubes in the last seam measure."""
         self.shadow_depth = 1.0
         """How dark the shadows beside the cubes are (see :meth:`_tray_test`)."""
         h, w = empty.shape[:2]
@@ -350,7 +352,10 @@ class _Calibration:
 
     def _graded(self, profile: Profile, work: list[np.ndarray]) -> Profile:
         """Measure areas and seams on the photos, then count them and grade each colour."""
-        return self._verify(self._seam_stats(self._fit_areas(profile, work), work), work)
+        seamed = self._seam_stats(self._fit_areas(profile, work), work)
+        if self.lone_tops:  # the tops tell the camera's tilt apart from the side faces' lift
+            seamed = self._seam_stats(self._fit_areas(seamed, work, self.lone_tops), work)
+        return self._verify(seamed, work)
 
     def _try_lift(
         self, profile: Profile, graded: Profile, work: list[np.ndarray], colour: str
@@ -511,8 +516,12 @@ class _Calibration:
         )
         return _components(mask, np.full_like(mask, 255), 0.0)
 
-    def _fit_areas(self, profile: Profile, work: list[np.ndarray]) -> Profile:
-        """Fit one-cube area per colour and the camera geometry that scales it over the image."""
+    def _fit_areas(
+        self, profile: Profile, work: list[np.ndarray],
+        tops: Sequence[tuple[str, float, float, float]] = (),
+    ) -> Profile:
+        """Fit one-cube area per colour and the camera geometry that scales it over the image
+        (to the seam-cut ``tops`` of lone cubes too, if measured)."""
         counter = Counter(profile)
         size = profile.work_size
         per: dict[str, list[tuple[float, float, float, int]]] = {c: [] for c in COLOURS}
@@ -539,6 +548,7 @@ class _Calibration:
         area_map, unit_area = fit_area_map(
             chromatic or [(c, a / k, x, y) for c, items in per.items() for a, x, y, k in items],
             size,
+            tops if chromatic else (),
         )
         follow = {c: 1.0 for c in unit_area}
         for colour in ACHROMATIC:
@@ -572,7 +582,8 @@ class _Calibration:
         whose faces are as dark-streaked as a seam would be (black in dim light) gets no seams.
         """
         counter = Counter(profile)
-        found: dict[str, list[tuple[np.ndarray, np.ndarray, float, float, float]]] = {
+        self.lone_tops = []
+        found: dict[str, list[tuple[np.ndarray, np.ndarray, float, float, float, np.ndarray]]] = {
             c: [] for c in COLOURS
         }
         hats: dict[str, list[np.ndarray]] = {c: [] for c in COLOURS}
@@ -599,7 +610,7 @@ class _Calibration:
                 inner = cv2.erode(sub, np.ones((k, k), np.uint8)) > 0
                 hats[s.colour].append(seam_hat(sub, g, side)[inner])
                 tops = counter.top_area(index, float(cents[j][0]), float(cents[j][1])) / expected
-                found[s.colour].append((sub, g, side, seen.gain, tops))
+                found[s.colour].append((sub, g, side, seen.gain, tops, cents[j]))
         models = []
         for m in profile.colours:
             items = found[m.name]
@@ -610,15 +621,18 @@ class _Calibration:
             # Deeper than the grain reaches, but never so deep that real seams pass unseen:
             # a face the grain then cuts is caught below (its core falls apart).
             depth = min(max(SEAM_DEPTH, grain), SEAM_DEPTH_MAX)
-            fracs, greys = [], []
-            for sub, g, side, gain, tops in items:
+            fracs, greys, lone = [], [], []
+            for sub, g, side, gain, tops, (x, y) in items:
                 pieces, k = seam_pieces(sub, g, side, depth)
                 if k < 1:
                     continue
                 sizes = np.bincount(pieces.ravel())[1:]
                 fracs.append(float(sizes.max()) / (float(sub.sum()) * tops))
                 greys.append(float(g[pieces == 1 + int(sizes.argmax())].mean()) / gain)
+                lone.append((m.name, float(sizes.max()), float(x), float(y)))
             usable = len(fracs) >= 2 and float(np.median(fracs)) >= 0.45
+            if usable and m.name not in ACHROMATIC:
+                self.lone_tops += lone
             models.append(
                 replace(
                     m,

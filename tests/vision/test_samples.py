@@ -69,3 +69,26 @@ def test_the_sample_seen_by_another_camera_counts_exactly_or_asks(name: str) -> 
         assert res.counts == truth or res.needs_review, (img.name, res.counts, truth)
         exact += res.counts == truth
     assert exact >= len(images) - 1
+
+
+@pytest.mark.skipif(RING is None, reason="shared vision samples not present")
+def test_a_slanted_view_is_fitted_as_a_tilt_not_as_side_faces() -> None:
+    """Seen from a slant (the far edge 12% narrower), cubes on the near side of the sample's tray
+    show up to 47% more area than on the far side. From their areas alone the calibration fitted
+    side faces seen from a point off to one side instead (lift 0.0019, twice the camera's, the
+    tilt 0.14): tops read 25% small, seams confirmed no pile, and 5 of the 11 right counts
+    asked. The tops that seams cut pin the tilt."""
+    assert RING is not None
+    change = CHANGES["keystone"]
+    empty, samples = load_calibration_dir(RING / "calib")
+    profile = calibrate(
+        empty=change(empty), samples=[replace(s, image=change(s.image)) for s in samples]
+    )
+    assert profile.area_map.slope[1] > 0.3 and profile.area_map.lift < 0.0015, profile.area_map
+    counter = Counter(profile)
+    asked = 0
+    for img in sorted((RING / "tests").glob("*.jpg")):
+        truth = json.loads(img.with_suffix(".json").read_text())["counts"]
+        res = counter.count(change(cv2.imread(str(img))))
+        asked += res.counts == truth and res.needs_review
+    assert asked <= 3
