@@ -99,6 +99,14 @@ SNUG_PAIR_RISK = 0.005
 LOOSE_PAIR_RISK = 0.03
 
 
+LOOSE_PILE = 1.1
+"""Area per cube (in cube areas) above which a pile of three or more read surely from its top
+hides one more beneath it more often than its size alone says. In rendered drops (6 seeds, 2,190
+drops) piles of three read so hid a fourth 9 times in 714 up to it (1.3%), and 4 in 57 above
+(7%); piles of four and more above it were too few to tell (0 in 18)."""
+LOOSE_PILE_RISK = 0.07
+
+
 def hidden_risk(n: int, ratio: float) -> float:
     """Chance that a pile whose top reads as ``n`` cubes (area and seams or cores agreeing),
     ``ratio`` cube areas in all, hides one more: the most such a reading can be trusted."""
@@ -106,7 +114,8 @@ def hidden_risk(n: int, ratio: float) -> float:
         if ratio > PAIR_EXCESS:
             return PAIR_EXCESS_RISK
         return LOOSE_PAIR_RISK if ratio > SNUG_PAIR else SNUG_PAIR_RISK
-    return HIDDEN_RISK * (n - 1)
+    risk = HIDDEN_RISK * (n - 1)
+    return max(risk, LOOSE_PILE_RISK) if ratio > LOOSE_PILE * n else risk
 
 
 BEAM_FLOOR = 0.7
