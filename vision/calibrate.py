@@ -287,8 +287,6 @@ class _Calibration:
         """The same at working scale (from :meth:`run` on)."""
         self.verified: list[dict[str, int]] = []
         """Each photo's counts under the profile last verified."""
-        self.lone_tops: list[tuple[str, float, float, float]] = []
-        """Seam-cut tops ``(colour, area, x, y)`` of the lone cubes in the last seam measure."""
         self.shadow_depth = 1.0
         """How dark the shadows beside the cubes are (see :meth:`_tray_test`)."""
         h, w = empty.shape[:2]
@@ -352,9 +350,9 @@ class _Calibration:
 
     def _graded(self, profile: Profile, work: list[np.ndarray]) -> Profile:
         """Measure areas and seams on the photos, then count them and grade each colour."""
-        seamed = self._seam_stats(self._fit_areas(profile, work), work)
-        if self.lone_tops:  # the tops tell the camera's tilt apart from the side faces' lift
-            seamed = self._seam_stats(self._fit_areas(seamed, work, self.lone_tops), work)
+        seamed, tops = self._seam_stats(self._fit_areas(profile, work), work)
+        if tops:  # the tops tell the camera's tilt apart from the side faces' lift
+            seamed, _ = self._seam_stats(self._fit_areas(seamed, work, tops), work)
         return self._verify(seamed, work)
 
     def _try_lift(
@@ -573,16 +571,19 @@ class _Calibration:
             )
         return replace(profile, area_map=area_map, colours=tuple(models))
 
-    def _seam_stats(self, profile: Profile, work: list[np.ndarray]) -> Profile:
+    def _seam_stats(
+        self, profile: Profile, work: list[np.ndarray]
+    ) -> tuple[Profile, list[tuple[str, float, float, float]]]:
         """How dark a seam must be, how much of a lone cube survives seam cutting, and how light
-        its top face is, per colour.
+        its top face is, per colour; and the seam-cut tops ``(colour, area, x, y)`` of the lone
+        coloured cubes.
 
         The counter reads a pile's seam-cut pieces against these, so they come from the real
         cubes under the real light (grain, noise, blur) rather than from constants. A colour
         whose faces are as dark-streaked as a seam would be (black in dim light) gets no seams.
         """
         counter = Counter(profile)
-        self.lone_tops = []
+        lone_tops: list[tuple[str, float, float, float]] = []
         found: dict[str, list[tuple[np.ndarray, np.ndarray, float, float, float, np.ndarray]]] = {
             c: [] for c in COLOURS
         }
@@ -627,12 +628,13 @@ class _Calibration:
                 if k < 1:
                     continue
                 sizes = np.bincount(pieces.ravel())[1:]
-                fracs.append(float(sizes.max()) / (float(sub.sum()) * tops))
+                top = float(sizes.max())
+                fracs.append(top / (float(sub.sum()) * tops))
                 greys.append(float(g[pieces == 1 + int(sizes.argmax())].mean()) / gain)
-                lone.append((m.name, float(sizes.max()), float(x), float(y)))
+                lone.append((m.name, top, float(x), float(y)))
             usable = len(fracs) >= 2 and float(np.median(fracs)) >= 0.45
             if usable and m.name not in ACHROMATIC:
-                self.lone_tops += lone
+                lone_tops += lone
             models.append(
                 replace(
                     m,
@@ -641,7 +643,7 @@ class _Calibration:
                     seam_depth=round(depth, 4) if usable else 0.0,
                 )
             )
-        return replace(profile, colours=tuple(models))
+        return replace(profile, colours=tuple(models)), lone_tops
 
     def _verify(self, profile: Profile, work: list[np.ndarray]) -> Profile:
         """Count each calibration photo with the new profile (kept in :attr:`verified`); grade

@@ -161,6 +161,10 @@ class SeamCut(NamedTuple):
     sizes: np.ndarray
     sums: np.ndarray
 
+    def lightness(self, face: float) -> np.ndarray:
+        """Each piece's mean lightness over a flat top's (``face``)."""
+        return self.sums / self.sizes / max(1.0, face)
+
 
 def cut_at_seams(sub: np.ndarray, gray: np.ndarray, side: float, depth: float) -> SeamCut | None:
     """:func:`seam_pieces` with each piece's area and summed lightness (None: no piece)."""
@@ -184,7 +188,7 @@ def tilted_face(cut: SeamCut, top_core: float, face: float) -> float | None:
     big = cut.sizes >= 0.15 * top_core
     if not big.any():
         return None
-    light = cut.sums[big] / cut.sizes[big] / max(1.0, face)
+    light = cut.lightness(face)[big]
     main = float(light[int(np.argmax(cut.sizes[big]))])
     low, high = FLAT_TOP
     if not low <= main <= high or light.max() / max(1e-3, light.min()) > 1.2:
@@ -192,8 +196,8 @@ def tilted_face(cut: SeamCut, top_core: float, face: float) -> float | None:
     return None
 
 
-def _lit_flat(light: float) -> bool:
-    return FLAT_LIGHT[0] <= light <= FLAT_LIGHT[1]
+def _lit_flat(light: np.ndarray) -> np.ndarray:
+    return (FLAT_LIGHT[0] <= light) & (light <= FLAT_LIGHT[1])
 
 
 def seam_tops(cut: SeamCut, top_core: float, face: float) -> int:
@@ -207,9 +211,8 @@ def seam_tops(cut: SeamCut, top_core: float, face: float) -> int:
     were read surely as four; their seams cut five pieces of 0.56-0.87 of a top.)
     """
     q = cut.sizes / top_core
-    light = cut.sums / cut.sizes / max(1.0, face)
-    return int(sum(1 for t, v in zip(q, light, strict=True)
-                   if t >= TOP_PIECE and (_lit_flat(float(v)) or t >= WHOLE_TOP)))
+    shown_whole = _lit_flat(cut.lightness(face)) | (q >= WHOLE_TOP)
+    return int(np.count_nonzero((q >= TOP_PIECE) & shown_whole))
 
 
 def seam_count(
@@ -227,7 +230,8 @@ def seam_count(
     elongation = (piece_elongation(cut.labels, len(cut.sizes)) if (tops >= SHORT_PAIR).any()
                   else np.ones(len(cut.sizes)))
     n, conf, kept, read = 0, 1.0, 0.0, 0
-    for q, size, total, long in zip(tops, cut.sizes, cut.sums, elongation, strict=True):
+    for q, size, light, long in zip(tops, cut.sizes, cut.lightness(face), elongation,
+                                    strict=True):
         if q < 0.08:
             continue  # grain or a glint, not a face
         if q < 0.2:
@@ -239,7 +243,7 @@ def seam_count(
             return None  # one cube on a corner, not two tops
         if m == 1 and q >= SHORT_PAIR and long >= PAIR_ELONGATION:
             return None  # two tops side by side, one partly hidden (by the rim, a neighbour)
-        if not _lit_flat(total / size / max(1.0, face)) and q < WHOLE_TOP:
+        if not _lit_flat(light) and q < WHOLE_TOP:
             return None  # a face turned from the light: part of a tilted cube
         conf *= 0.995 if abs(q - m) <= 0.2 * math.sqrt(m) else 0.97
         n += m
