@@ -22,6 +22,7 @@ import numpy as np
 from vision import pixels
 from vision.align import Aligner, Alignment
 from vision.cues import cut_at_seams, neck_count, seam_count, seam_tops, tilted_face
+from vision.faint import outlined_tops
 from vision.odds import BEAM_FLOOR, REVIEW_BELOW, beam_confidence, beam_fix
 from vision.outlines import Detection, cube_detections, detection
 from vision.profile import COLOURS, Profile, VisionError
@@ -199,6 +200,8 @@ class Counter:
             for i, c in enumerate(profile.colours)
         ]
         self.lifts = [(i + 1, c.lift) for i, c in enumerate(profile.colours) if c.lift > 0]
+        plain = [c.area for c in profile.colours if not c.lift] or [c.area for c in profile.colours]
+        self.plain_area = float(np.median(plain))
         # One throw-away count so the first real one is not slowed by first-use set-up costs.
         self.count(self.background)
 
@@ -222,6 +225,8 @@ class Counter:
         labels, gain, box = self.labeller.labels(
             work, al, self.lut_class, self.lut_dist, MAX_COLOUR_DISTANCE, self.lifts
         )
+        if self.lifts:
+            box = self._outlined(work, al, labels, box)
         h, w = labels.shape
         pad = 4
         x0, y0 = max(0, box[0] - pad), max(0, box[1] - pad)
@@ -233,6 +238,29 @@ class Counter:
         if len(present) > 1:
             labels[y0:y1, x0:x1] = pixels.majority(crop, present)
         return Labelled(labels, al, gain, (x0, y0, x1, y1), work)
+
+    def _outlined(
+        self, work: np.ndarray, al: Alignment, labels: np.ndarray, box: tuple[int, int, int, int],
+    ) -> tuple[int, int, int, int]:
+        """Label the tops that colours blending into the tray show by their outlines alone
+        (in place), and return the box grown to hold them."""
+        size = (labels.shape[1], labels.shape[0])
+        roi = cv2.warpAffine(self.roi, al.warp, size, flags=cv2.INTER_NEAREST)
+        for cls, _ in self.lifts:
+            tops = outlined_tops(work, labels, cls, roi, self._plain_top_area)
+            x, y, w, h = cv2.boundingRect(tops)
+            if w == 0:
+                continue
+            labels[(tops > 0) & (labels == pixels.TRAY)] = cls
+            box = (x, y, x + w, y + h) if box[2] <= box[0] else (
+                min(box[0], x), min(box[1], y), max(box[2], x + w), max(box[3], y + h))
+        return box
+
+    def _plain_top_area(self, x: float, y: float) -> float:
+        """A flat cube's top area at a working point, from the colours told from the tray
+        plainly (a colour that blends into it was measured from a part of its cubes)."""
+        top = self.profile.area_map.top(x, y, self.size)
+        return self.plain_area * min(2.0, max(0.5, top))
 
     def count(self, frame: np.ndarray, expected_total: int | None = None) -> CountResult:
         """Count the cubes of every colour in a BGR frame of the calibrated setup.

@@ -1,0 +1,101 @@
+"""Tops of cubes that blend into the tray, found by their outlines (vision.faint)."""
+
+from __future__ import annotations
+
+import itertools
+
+import cv2
+import numpy as np
+
+from vision import Counter, calibrate, pixels, scenes
+from vision import render as rd
+from vision.faint import outlined_tops
+from vision.photos import Sample
+
+TRAY_L = 225
+SIDE = 20  # a top's side in working pixels
+
+
+def _faint_cube(grey: np.ndarray, x: int, y: int, angle: float) -> None:
+    """A white cube on a light tray as the lightness shows it: a top as light as the tray, its
+    bevels a thin darker ring and one side face darker still."""
+    top = cv2.boxPoints(((x, y), (SIDE, SIDE), angle)).astype(np.int32)
+    side = cv2.boxPoints(((x + 4, y + 4), (SIDE, SIDE), angle)).astype(np.int32)
+    cv2.fillConvexPoly(grey, side, 175)
+    cv2.fillConvexPoly(grey, top, TRAY_L - 2)
+    cv2.polylines(grey, [top], True, 195, 1)
+
+
+def _frame(seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """A bare light tray's lightness, and the noise a frame of it adds."""
+    rng = np.random.default_rng(seed)
+    grey = np.full((240, 320), TRAY_L, np.uint8)
+    noise = rng.normal(0, 1.5, grey.shape)
+    return grey, noise
+
+
+def _noisy(grey: np.ndarray, noise: np.ndarray) -> np.ndarray:
+    """The working frame (BGR) of a lightness drawing, with sensor noise."""
+    return cv2.cvtColor(np.clip(grey + noise, 0, 255).astype(np.uint8), cv2.COLOR_GRAY2BGR)
+
+
+def _found_at(mask: np.ndarray, points: list[tuple[int, int]]) -> list[bool]:
+    return [bool(mask[y, x]) for x, y in points]
+
+
+def test_tops_as_light_as_the_tray_are_found_by_their_outlines() -> None:
+    cubes = [(60, 60, 0.0), (160, 70, 30.0), (250, 150, 65.0), (90, 170, 12.0)]
+    for seed in range(4):
+        grey, noise = _frame(seed)
+        for x, y, a in cubes:
+            _faint_cube(grey, x, y, a)
+        labels = np.zeros(grey.shape, np.uint8)
+        roi = np.full(grey.shape, 255, np.uint8)
+        mask = outlined_tops(_noisy(grey, noise), labels, 6, roi, lambda x, y: SIDE * SIDE)
+        assert all(_found_at(mask, [(x, y) for x, y, _ in cubes])), seed
+        # Grown back to about a top's size each, and nothing else.
+        n, _, stats, _ = cv2.connectedComponentsWithStats(mask)
+        assert n - 1 == len(cubes)
+        assert all(0.8 * SIDE**2 <= a <= 1.8 * SIDE**2 for a in stats[1:, cv2.CC_STAT_AREA])
+
+
+def test_shadows_glare_long_shapes_and_other_colours_are_not_tops() -> None:
+    grey, noise = _frame(7)
+    blob = np.zeros(grey.shape, np.float32)
+    cv2.circle(blob, (70, 70), 14, 1.0, -1)
+    blob = cv2.GaussianBlur(blob, (0, 0), 5)
+    grey = (grey - 60 * blob).astype(np.uint8)  # a soft shadow of a top's size
+    glare = cv2.GaussianBlur(np.pad(np.ones((16, 16), np.float32), 8), (0, 0), 4)
+    grey[150:182, 40:72] = np.clip(grey[150:182, 40:72] + 25 * glare, 0, 255)
+    long = cv2.boxPoints(((200, 70), (2 * SIDE, SIDE), 20.0)).astype(np.int32)
+    cv2.fillConvexPoly(grey, long, TRAY_L - 2)
+    cv2.polylines(grey, [long], True, 190, 1)
+    _faint_cube(grey, 230, 170, 10.0)
+    labels = np.zeros(grey.shape, np.uint8)
+    labels[150:190, 210:250] = 3  # that square is a blue cube's: not a white top
+    roi = np.full(grey.shape, 255, np.uint8)
+    mask = outlined_tops(_noisy(grey, noise), labels, 6, roi, lambda x, y: SIDE * SIDE)
+    assert not mask.any()
+    # The same square left as tray is a top; outside the tray's region it is not looked for.
+    labels[:] = pixels.TRAY
+    assert _found_at(outlined_tops(_noisy(grey, noise), labels, 6, roi, lambda x, y: 400),
+                     [(230, 170)]) == [True]
+    roi[:, 200:] = 0
+    assert not outlined_tops(_noisy(grey, noise), labels, 6, roi, lambda x, y: 400).any()
+
+
+def test_white_cubes_in_piles_on_a_light_tray_are_counted() -> None:
+    """Sample-like drop light-tray#20 (seed 63): ten white cubes on a near-white tray, in pairs,
+    a pile of three and alone, most against cubes of other colours. Their tops match the tray
+    pixel for pixel and the lightness of their tops is lost beside the other colours: one was
+    counted. Their outlines ring them all; the count still asks, white being unreliable here."""
+    setup = scenes.condition("light-tray", None)
+    empty, shots = scenes.calibration_set(setup, seed=63)
+    counter = Counter(
+        calibrate(empty=empty, samples=[Sample(c, n, img, f"{c}-{n}") for c, n, img in shots])
+    )
+    drop = next(itertools.islice(scenes.bench_drops("light-tray", 63, (0.03, 0.01)), 20, None))
+    img, truth = rd.render(drop.setup, drop.cubes, seed=drop.seed)
+    res = counter.count(img)
+    assert truth.counts["white"] == 10 and res.counts == truth.counts
+    assert res.needs_review and any("white" in r for r in res.reasons)

@@ -1,0 +1,108 @@
+"""Tops of cubes that blend into the tray, found by their outlines.
+
+A white cube on a light tray (or a black one on a dark tray) is, pixel by pixel, the tray in
+another light: its top differs from it by a few percent and its side faces look like a shadow, so
+the pixel labels keep little of it, least where it touches cubes of other colours. What still
+shows is its outline: its bevels and side faces ring the top with edges, a closed square of a
+top's size, that plain tray, soft shadows and glare do not draw.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import cv2
+import numpy as np
+
+from vision import pixels
+
+EDGES = ((20, 60), (10, 30))
+"""Canny thresholds on the lightness (8-bit Lab), the clear outlines first, then the faint."""
+GAP_CLOSE = 5
+"""Edges are closed over gaps this wide (working pixels) so that an outline broken where the top
+meets a neighbour still rings it."""
+TOP_SIZE = (0.45, 1.4)
+"""Area of a ringed region, in one flat cube's top there, that may be a top: the ring's edges take
+a pixel or two of the top all round (rendered drops of a light, a pale and a dark tray: tops
+ringed so at 0.49-0.82, median 0.62)."""
+SQUARE_ASPECT = 1.35
+"""Longest side over shortest side of the region's bounding rectangle that is still a square."""
+SQUARE_FILL = 0.8
+"""Least share of its bounding rectangle a square region fills."""
+LEFT_AS_TRAY = 0.8
+"""Least share of the region that the pixel labels left as tray or gave the colour itself (a
+region inside a cube of another colour is part of that cube)."""
+GROW = 5
+"""The found top is grown by this square (working pixels) to give back the edges that ringed it,
+so that it meets the colour's side faces and its neighbours as a labelled cube does."""
+
+
+def outlined_tops(
+    work: np.ndarray,
+    labels: np.ndarray,
+    colour: int,
+    roi: np.ndarray,
+    top_area: Callable[[float, float], float],
+) -> np.ndarray:
+    """Mask (uint8) of the ringed squares in a working frame that are the tops of cubes of
+    ``colour`` (a label) that blend into the tray.
+
+    ``work`` is the working frame (BGR), ``labels`` its pixel labels, ``roi`` where
+    the tray may hold cubes now, and ``top_area(x, y)`` a flat cube's top area (working pixels)
+    at a point.
+
+    A region of tray ringed by cubes of other colours can pass for a top (rendered drops: 4 such
+    against 450 tops); that costs little, as such a colour's counts always ask for review.
+    """
+    rx, ry, rw, rh = cv2.boundingRect(roi)
+    found = np.zeros(labels.shape, np.uint8)
+    if rw == 0:
+        return found
+    # Everything below in the tray region's box; points are in the frame's coordinates.
+    window = (slice(ry, ry + rh), slice(rx, rx + rw))
+    grey = cv2.cvtColor(work[window], cv2.COLOR_BGR2LAB)[..., 0]
+    smooth = cv2.GaussianBlur(grey, (3, 3), 0)
+    xs, ys = np.linspace(rx, rx + rw, 5), np.linspace(ry, ry + rh, 5)
+    grid = [top_area(x, y) for x in xs for y in ys]
+    least, most = TOP_SIZE[0] * min(grid), TOP_SIZE[1] * max(grid)
+    centres: list[tuple[float, float]] = []
+    close = np.ones((GAP_CLOSE, GAP_CLOSE), np.uint8)
+    for low, high in EDGES:
+        edges = cv2.morphologyEx(cv2.Canny(smooth, low, high), cv2.MORPH_CLOSE, close)
+        edges = cv2.dilate(edges, np.ones((2, 2), np.uint8))
+        regions, _ = cv2.findContours(
+            cv2.bitwise_not(edges) & roi[window], cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE,
+            offset=(rx, ry),
+        )
+        for region in regions:
+            area = cv2.contourArea(region)
+            if not least <= area <= most:
+                continue  # no top anywhere is this size: most regions end here, cheaply
+            x, y = _centre(region)
+            if labels[int(y), int(x)] not in (pixels.TRAY, colour):
+                continue  # the top of a cube of another colour, ringed as well
+            if not TOP_SIZE[0] <= area / top_area(x, y) <= TOP_SIZE[1]:
+                continue
+            if any(abs(x - u) < 3 and abs(y - v) < 3 for u, v in centres):
+                continue  # the same region under the fainter edges
+            (_, _), (sw, sh), _ = cv2.minAreaRect(region)
+            if max(sw, sh) > SQUARE_ASPECT * min(sw, sh) or area < SQUARE_FILL * sw * sh:
+                continue
+            bx, by, bw, bh = cv2.boundingRect(region)
+            inside = np.zeros((bh, bw), np.uint8)
+            cv2.drawContours(inside, [region], -1, 1, -1, offset=(-bx, -by))
+            keep = inside > 0
+            own = labels[by : by + bh, bx : bx + bw][keep]
+            if np.mean((own == pixels.TRAY) | (own == colour)) < LEFT_AS_TRAY:
+                continue
+            centres.append((x, y))
+            found[by : by + bh, bx : bx + bw] |= inside
+    return cv2.dilate(found, np.ones((GROW, GROW), np.uint8)) if centres else found
+
+
+def _centre(region: np.ndarray) -> tuple[float, float]:
+    m = cv2.moments(region)
+    if m["m00"] <= 0:
+        x, y = region.reshape(-1, 2).mean(0)
+        return float(x), float(y)
+    return m["m10"] / m["m00"], m["m01"] / m["m00"]
