@@ -16,8 +16,10 @@ import numpy as np
 
 from vision import pixels
 
-EDGES = ((20, 60), (10, 30))
-"""Canny thresholds on the lightness (8-bit Lab), the clear outlines first, then the faint."""
+EDGES = ((20, 60, 3), (10, 30, 3), (5, 15, 5))
+"""Canny thresholds on the lightness (8-bit Lab) and the Gaussian blur before them: the clear
+outlines first, then the faint, then the fainter still over a wider blur (a black top meets a
+dark tray a few levels lighter where no side face shows)."""
 GAP_CLOSE = 5
 """Edges are closed over gaps this wide (working pixels) so that an outline broken where the top
 meets a neighbour still rings it."""
@@ -61,14 +63,14 @@ def outlined_tops(
     # Everything below in the tray region's box; points are in the frame's coordinates.
     window = (slice(ry, ry + rh), slice(rx, rx + rw))
     grey = cv2.cvtColor(work[window], cv2.COLOR_BGR2LAB)[..., 0]
-    smooth = cv2.GaussianBlur(grey, (3, 3), 0)
     xs, ys = np.linspace(rx, rx + rw, 5), np.linspace(ry, ry + rh, 5)
     grid = [top_area(x, y) for x in xs for y in ys]
     least, most = TOP_SIZE[0] * min(grid), TOP_SIZE[1] * max(grid)
     centres: list[tuple[float, float]] = []
     close = np.ones((GAP_CLOSE, GAP_CLOSE), np.uint8)
-    for low, high in EDGES:
-        edges = cv2.morphologyEx(cv2.Canny(smooth, low, high), cv2.MORPH_CLOSE, close)
+    smooth = {blur: cv2.GaussianBlur(grey, (blur, blur), 0) for blur in {b for _, _, b in EDGES}}
+    for low, high, blur in EDGES:
+        edges = cv2.morphologyEx(cv2.Canny(smooth[blur], low, high), cv2.MORPH_CLOSE, close)
         edges = cv2.dilate(edges, np.ones((2, 2), np.uint8))
         regions, _ = cv2.findContours(
             cv2.bitwise_not(edges) & roi[window], cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE,
