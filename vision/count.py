@@ -248,12 +248,11 @@ class Counter:
         roi = cv2.warpAffine(self.roi, al.warp, size, flags=cv2.INTER_NEAREST)
         for cls, _ in self.lifts:
             tops = outlined_tops(work, labels, cls, roi, self._plain_top_area)
-            x, y, w, h = cv2.boundingRect(tops)
-            if w == 0:
+            rect = cv2.boundingRect(tops)
+            if rect[2] == 0:
                 continue
             labels[(tops > 0) & (labels == pixels.TRAY)] = cls
-            box = (x, y, x + w, y + h) if box[2] <= box[0] else (
-                min(box[0], x), min(box[1], y), max(box[2], x + w), max(box[3], y + h))
+            box = pixels.grown_box(box, rect)
         return box
 
     def _plain_top_area(self, x: float, y: float) -> float:

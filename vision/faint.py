@@ -80,31 +80,39 @@ def outlined_tops(
             area = cv2.contourArea(region)
             if not least <= area <= most:
                 continue  # no top anywhere is this size: most regions end here, cheaply
-            x, y = _centre(region)
-            if labels[int(y), int(x)] not in (pixels.TRAY, colour):
-                continue  # the top of a cube of another colour, ringed as well
-            if not TOP_SIZE[0] <= area / top_area(x, y) <= TOP_SIZE[1]:
-                continue
+            m = cv2.moments(region)
+            x, y = m["m10"] / m["m00"], m["m01"] / m["m00"]
             if any(abs(x - u) < 3 and abs(y - v) < 3 for u, v in centres):
-                continue  # the same region under the fainter edges
-            (_, _), (sw, sh), _ = cv2.minAreaRect(region)
-            if max(sw, sh) > SQUARE_ASPECT * min(sw, sh) or area < SQUARE_FILL * sw * sh:
-                continue
-            bx, by, bw, bh = cv2.boundingRect(region)
-            inside = np.zeros((bh, bw), np.uint8)
-            cv2.drawContours(inside, [region], -1, 1, -1, offset=(-bx, -by))
-            keep = inside > 0
-            own = labels[by : by + bh, bx : bx + bw][keep]
-            if np.mean((own == pixels.TRAY) | (own == colour)) < LEFT_AS_TRAY:
-                continue
-            centres.append((x, y))
-            found[by : by + bh, bx : bx + bw] |= inside
+                continue  # the same region under fainter edges
+            top = _top(region, area, (x, y), labels, colour, top_area)
+            if top is not None:
+                centres.append((x, y))
+                bx, by, bw, bh = cv2.boundingRect(region)
+                found[by : by + bh, bx : bx + bw] |= top
     return cv2.dilate(found, np.ones((GROW, GROW), np.uint8)) if centres else found
 
 
-def _centre(region: np.ndarray) -> tuple[float, float]:
-    m = cv2.moments(region)
-    if m["m00"] <= 0:
-        x, y = region.reshape(-1, 2).mean(0)
-        return float(x), float(y)
-    return m["m10"] / m["m00"], m["m01"] / m["m00"]
+def _top(
+    region: np.ndarray,
+    area: float,
+    centre: tuple[float, float],
+    labels: np.ndarray,
+    colour: int,
+    top_area: Callable[[float, float], float],
+) -> np.ndarray | None:
+    """The region filled within its bounding rectangle if it may be a top of ``colour``."""
+    x, y = centre
+    if labels[int(y), int(x)] not in (pixels.TRAY, colour):
+        return None  # the top of a cube of another colour, ringed as well
+    if not TOP_SIZE[0] <= area / top_area(x, y) <= TOP_SIZE[1]:
+        return None
+    (_, _), (w, h), _ = cv2.minAreaRect(region)
+    if max(w, h) > SQUARE_ASPECT * min(w, h) or area < SQUARE_FILL * w * h:
+        return None
+    bx, by, bw, bh = cv2.boundingRect(region)
+    inside = np.zeros((bh, bw), np.uint8)
+    cv2.drawContours(inside, [region], -1, 1, -1, offset=(-bx, -by))
+    own = labels[by : by + bh, bx : bx + bw][inside > 0]
+    if np.mean((own == pixels.TRAY) | (own == colour)) < LEFT_AS_TRAY:
+        return None
+    return inside

@@ -476,10 +476,18 @@ class SparseLabeller:
             if w == 0:
                 continue
             out[(tops > 0) & (out == TRAY)] = cls
-            box = (x, y, x + w, y + h) if box[2] <= box[0] else (
-                min(box[0], x), min(box[1], y), max(box[2], x + w), max(box[3], y + h)
-            )
+            box = grown_box(box, (x, y, w, h))
         return out, view.gain, box
+
+
+def grown_box(
+    box: tuple[int, int, int, int], rect: tuple[int, int, int, int]
+) -> tuple[int, int, int, int]:
+    """The box (x0, y0, x1, y1; empty when x1 <= x0) grown to hold a rectangle (x, y, w, h)."""
+    x, y, w, h = rect
+    if box[2] <= box[0]:
+        return x, y, x + w, y + h
+    return min(box[0], x), min(box[1], y), max(box[2], x + w), max(box[3], y + h)
 
 
 def components(
