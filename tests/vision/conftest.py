@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import functools
+import itertools
 from pathlib import Path
 
 import cv2
 import numpy as np
 import pytest
 
+from tests.bench.physics_drops import bench_drops as physics_drops
 from vision import Counter, Profile, calibrate, scenes
 from vision import render as rd
 from vision.photos import Sample
@@ -16,14 +18,33 @@ from vision.photos import Sample
 SIZE = (640, 480)
 
 
+def calibrated(setup: rd.Setup, seed: int) -> Profile:
+    """A setup calibrated on its rendered calibration set (``seed``), as the benchmark does."""
+    empty, shots = scenes.calibration_set(setup, seed=seed)
+    return calibrate(
+        empty=empty, samples=[Sample(c, n, img, f"{c}-{n}.png") for c, n, img in shots]
+    )
+
+
 @functools.lru_cache(maxsize=16)
 def rendered_profile(name: str, seed: int = 3) -> tuple[rd.Setup, Profile]:
     """Calibrate a named rendered setup at test size (once per session: profiles are immutable)."""
     setup = scenes.condition(name, SIZE)
-    empty, shots = scenes.calibration_set(setup, seed=seed)
-    return setup, calibrate(
-        empty=empty, samples=[Sample(c, n, img, f"{c}-{n}.png") for c, n, img in shots]
-    )
+    return setup, calibrated(setup, seed)
+
+
+def bench_drop(
+    name: str, seed: int, k: int, physics: bool = False, piles: tuple[float, float] = (0.15, 0.04)
+) -> tuple[Counter, np.ndarray, rd.Truth]:
+    """Drop ``k`` of a rendered setup in the benchmark (full size; ``piles`` the shares of
+    tilted and stacked cubes in piles, or settled by physics), with a counter calibrated as the
+    benchmark calibrates it."""
+    setup = scenes.condition(name, None)
+    counter = Counter(calibrated(setup, seed))
+    drops = physics_drops(name, seed) if physics else scenes.bench_drops(name, seed, piles)
+    chosen = next(itertools.islice(drops, k, None))
+    img, truth = rd.render(chosen.setup, chosen.cubes, seed=chosen.seed)
+    return counter, img, truth
 
 
 @pytest.fixture(scope="session")

@@ -12,15 +12,14 @@ import cv2
 import numpy as np
 import pytest
 
-from vision import COLOURS, Counter, VisionError, calibrate, scenes
+from vision import COLOURS, Counter, VisionError, scenes
 from vision import count as count_module
 from vision import render as rd
 from vision.count import Blob, _down_share
 from vision.odds import SNUG_PAIR, beam_confidence, beam_fix
-from vision.photos import Sample
 from vision.readings import CONFIRMED_PAIR
 
-from .conftest import drop, rendered_counter
+from .conftest import calibrated, drop, rendered_counter
 
 
 def test_empty_tray_counts_zero_without_review(ring: tuple) -> None:
@@ -155,8 +154,7 @@ def test_white_that_shows_no_pixels_of_its_own_still_calibrates_and_counts() -> 
     """Under a warm light on a near-white tray, white cubes match the tray pixel for pixel:
     calibration stands in a model, warns, and finds the tops by their lightness."""
     setup = replace(scenes.condition("light-tray", (640, 480)), cast=(1.15, 1.0, 0.75))
-    empty, shots = scenes.calibration_set(setup, seed=3)
-    profile = calibrate(empty=empty, samples=[Sample(c, n, i, f"{c}-{n}") for c, n, i in shots])
+    profile = calibrated(setup, 3)
     white = profile.colour("white")
     assert not white.reliable and white.lift > 1.0
     img, truth = drop(setup, 90, {"white": 3, "green": 2}, shift_mm=3.0)

@@ -3,16 +3,16 @@ counts under a coloured light."""
 
 from __future__ import annotations
 
-import itertools
 from dataclasses import replace
 
 import cv2
 import numpy as np
 
-from vision import Counter, calibrate, pixels, scenes
+from vision import Counter, pixels, scenes
 from vision import render as rd
 from vision.faint import outlined_tops
-from vision.photos import Sample
+
+from .conftest import bench_drop, calibrated
 
 TRAY_L = 225
 SIDE = 20  # a top's side in working pixels
@@ -86,36 +86,24 @@ def test_shadows_glare_long_shapes_and_other_colours_are_not_tops() -> None:
     assert not outlined_tops(_noisy(grey, noise), labels, 6, roi, lambda x, y: 400).any()
 
 
-def _sample_like_drop(name: str, seed: int, k: int) -> tuple[Counter, np.ndarray, rd.Truth]:
-    """Drop ``k`` of a rendered setup, its piles like the shared sample's, with a counter
-    calibrated as the benchmark calibrates it."""
-    setup = scenes.condition(name, None)
-    empty, shots = scenes.calibration_set(setup, seed=seed)
-    counter = Counter(
-        calibrate(empty=empty, samples=[Sample(c, n, img, f"{c}-{n}") for c, n, img in shots])
-    )
-    drop = next(itertools.islice(scenes.bench_drops(name, seed, (0.03, 0.01)), k, None))
-    img, truth = rd.render(drop.setup, drop.cubes, seed=drop.seed)
-    return counter, img, truth
-
-
 def test_white_cubes_in_piles_on_a_light_tray_are_counted() -> None:
-    """Light-tray#20 (seed 63): ten white cubes on a near-white tray, in pairs, a pile of three
-    and alone, most against cubes of other colours. Their tops match the tray pixel for pixel
-    and the lightness of their tops is lost beside the other colours: one was counted. Their
-    outlines ring them all; the count still asks, white being unreliable here."""
-    counter, img, truth = _sample_like_drop("light-tray", 63, 20)
+    """Light-tray#20 (seed 63, piles like the shared sample's): ten white cubes on a near-white
+    tray, in pairs, a pile of three and alone, most against cubes of other colours. Their tops
+    match the tray pixel for pixel and the lightness of their tops is lost beside the other
+    colours: one was counted. Their outlines ring them all; the count still asks, white being
+    unreliable here."""
+    counter, img, truth = bench_drop("light-tray", 63, 20, piles=(0.03, 0.01))
     res = counter.count(img)
     assert truth.counts["white"] == 10 and res.counts == truth.counts
     assert res.needs_review and any("white" in r for r in res.reasons)
 
 
 def test_a_black_cube_in_a_row_between_other_colours_on_a_dark_tray_is_counted() -> None:
-    """Dark-tray#17 (seed 63): a black cube flush between two blue ones. Its top is a few levels
-    lighter than the tray, too little for the clear edges on its two open sides and too narrow
-    for its lightness between the blue ones: it was not counted. The faintest edges, over a
-    wider blur, close its outline."""
-    counter, img, truth = _sample_like_drop("dark-tray", 63, 17)
+    """Dark-tray#17 (seed 63, piles like the shared sample's): a black cube flush between two
+    blue ones. Its top is a few levels lighter than the tray, too little for the clear edges on
+    its two open sides and too narrow for its lightness between the blue ones: it was not
+    counted. The faintest edges, over a wider blur, close its outline."""
+    counter, img, truth = bench_drop("dark-tray", 63, 17, piles=(0.03, 0.01))
     res = counter.count(img)
     assert truth.counts["black"] == 1 and res.counts == truth.counts
     assert res.needs_review and any("black" in r for r in res.reasons)
@@ -127,10 +115,7 @@ def test_specks_of_a_colour_that_blends_into_the_tray_are_not_hidden_cubes() -> 
     under them (8 white for 4). White blends into that tray: its specks are as often the tray
     between cubes as a cube. (13 of 13 such specks in 20 drops were none.)"""
     setup = replace(scenes.condition("pale-tray", None), **scenes.CONDITIONS["warm-cast"])
-    empty, shots = scenes.calibration_set(setup, seed=70)
-    counter = Counter(
-        calibrate(empty=empty, samples=[Sample(c, n, img, f"{c}-{n}") for c, n, img in shots])
-    )
+    counter = Counter(calibrated(setup, 70))
     assert counter.profile.colour("white").lift > 0
     rng = np.random.default_rng([70, 7])
     for k in range(2):  # the setup's drops in order: the empty tray, then this one

@@ -6,17 +6,10 @@ a 640x480 camera, harsh single light, a wide lens, white on a light tray and fel
 
 from __future__ import annotations
 
-import itertools
-
 import numpy as np
 import pytest
 
-from tests.bench.physics_drops import bench_drops as physics_drops
-from vision import Counter, calibrate, scenes
-from vision import render as rd
-from vision.photos import Sample
-
-from .conftest import drop, rendered_counter
+from .conftest import bench_drop, drop, rendered_counter
 
 CASES = [
     # (setup, seed, style, total, tilted, stacked)
@@ -64,22 +57,6 @@ def test_hard_case_is_exact_or_flagged(
     assert res.counts == truth.counts or res.needs_review, (res.counts, truth.counts, res.reasons)
 
 
-def _bench_drop(
-    name: str, seed: int, k: int, physics: bool = False
-) -> tuple[Counter, np.ndarray, rd.Truth]:
-    """Drop ``k`` of a rendered setup in ``make bench`` (full size; harder piles, or settled by
-    physics), with a counter calibrated as the bench calibrates it."""
-    setup = scenes.condition(name, None)
-    empty, shots = scenes.calibration_set(setup, seed=seed)
-    counter = Counter(
-        calibrate(empty=empty, samples=[Sample(c, n, img, f"{c}-{n}") for c, n, img in shots])
-    )
-    drops = physics_drops(name, seed) if physics else scenes.bench_drops(name, seed)
-    drop = next(itertools.islice(drops, k, None))
-    img, truth = rd.render(drop.setup, drop.cubes, seed=drop.seed)
-    return counter, img, truth
-
-
 def test_a_cube_on_its_corner_in_a_pile_is_one_when_its_faces_show_it() -> None:
     """A green cube on its corner beside others shows an outline too long for one flat cube
     (1.76 cube areas), read as two overlapping; its largest face, turned well away from the
@@ -88,7 +65,7 @@ def test_a_cube_on_its_corner_in_a_pile_is_one_when_its_faces_show_it() -> None:
     green cubes are now counted right and the blue cube's faint specks ask. (Where the beam's
     total, one short, adds the cube is a near tie with a red pile whose cores disagree with its
     area: the count asks either way.)"""
-    counter, img, truth = _bench_drop("wood-tray", 41, 28)
+    counter, img, truth = bench_drop("wood-tray", 41, 28)
     for beam in (None, sum(truth.counts.values())):
         res = counter.count(img, expected_total=beam)
         assert res.counts["green"] == truth.counts["green"], res.reasons
@@ -100,7 +77,7 @@ def test_five_cubes_packed_tight_are_read_as_five_or_ask() -> None:
     """Five white cubes lying flat, packed tight under a camera tilted 12 degrees: each hides
     the others' sides, so they cover 4.08 cube areas, and four cores stand apart. Read surely as
     four, the drop did not ask. Their seams cut five pieces of 0.56-0.87 of a top."""
-    counter, img, truth = _bench_drop("tilt12", 57, 10, physics=True)
+    counter, img, truth = bench_drop("tilt12", 57, 10, physics=True)
     res = counter.count(img)
     assert truth.counts["white"] == 9
     assert res.counts == truth.counts or res.needs_review, (res.counts, res.reasons)
@@ -110,7 +87,7 @@ def test_a_pile_showing_more_tops_than_it_is_read_as_takes_their_count() -> None
     """Four black cubes, read from their area (3.45 cube areas) as a cluster of three.
     Their seams cut them too unevenly to count by, but into four pieces lit as flat tops: the
     pile asks, and is read as four."""
-    counter, img, truth = _bench_drop("wide-lens", 59, 26)
+    counter, img, truth = bench_drop("wide-lens", 59, 26)
     res = counter.count(img)
     assert res.counts == truth.counts, res.reasons
     assert any(r.startswith("black") and "the seams show 4 tops" in r for r in res.reasons)
@@ -119,6 +96,6 @@ def test_a_pile_showing_more_tops_than_it_is_read_as_takes_their_count() -> None
 def test_a_pile_of_three_with_room_for_a_fourth_under_it_asks() -> None:
     """Three yellow cubes read surely from their top (3.51 cube areas; seams cut a top and a pair
     of 2.28 tops) with a fourth almost wholly under them: the drop, sure at 0.92, did not ask."""
-    counter, img, truth = _bench_drop("wood-tray", 57, 18, physics=True)
+    counter, img, truth = bench_drop("wood-tray", 57, 18, physics=True)
     res = counter.count(img)
     assert res.counts == truth.counts or res.needs_review, (res.counts, truth.counts)

@@ -11,7 +11,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision import Counter, calibrate, load_profile, scenes
+from vision import Counter, load_profile, scenes
 from vision import render as rd
 from vision.count import ON_ANOTHER
 from vision.cues import (
@@ -22,9 +22,8 @@ from vision.cues import (
     seam_pieces,
     seam_tops,
 )
-from vision.photos import Sample
 
-from .conftest import drop, rendered_counter
+from .conftest import calibrated, drop, rendered_counter
 
 
 def _face(size: int, light: int, rng: np.random.Generator) -> np.ndarray:
@@ -244,8 +243,7 @@ def test_the_area_map_follows_perspective_out_to_the_tray_edges(ring: tuple) -> 
 
 def test_calibration_measures_seams_for_the_colours() -> None:
     setup = scenes.condition("ring", (640, 480))
-    empty, shots = scenes.calibration_set(setup, seed=3)
-    profile = calibrate(empty=empty, samples=[Sample(c, n, i, f"{c}-{n}") for c, n, i in shots])
+    profile = calibrated(setup, 3)
     chromatic = [m for m in profile.colours if m.name not in ("black", "white")]
     assert all(m.seam_depth > 0 and 0.45 <= m.core_frac <= 1.0 for m in chromatic)
     assert all(m.face_grey > 0 for m in chromatic)
@@ -255,8 +253,7 @@ def test_cube_size_comes_from_the_photos_not_from_the_resolution() -> None:
     """A 640x480 camera close to the floor (cubes ~39 px, no tray edge in view) calibrates and
     counts: nothing assumes a resolution or that the walls are in the picture."""
     setup = rd.Setup(size=(640, 480))
-    empty, shots = scenes.calibration_set(setup, seed=2)
-    profile = calibrate(empty=empty, samples=[Sample(c, n, i, f"{c}-{n}") for c, n, i in shots])
+    profile = calibrated(setup, 2)
     side = math.sqrt(float(np.median([m.area for m in profile.colours]))) / profile.scale
     assert 30 <= side <= 48  # 10 mm at 3.9 px/mm, seen from above
     counter = Counter(profile)
@@ -280,10 +277,7 @@ def test_drops_stay_in_view_when_the_camera_sees_part_of_the_floor() -> None:
 
 def test_cubes_in_the_mouth_on_the_chute_are_counted() -> None:
     setup = scenes.condition("mouth", (640, 480))
-    empty, shots = scenes.calibration_set(setup, seed=4)
-    counter = Counter(
-        calibrate(empty=empty, samples=[Sample(c, n, i, f"{c}-{n}") for c, n, i in shots])
-    )
+    counter = Counter(calibrated(setup, 4))
     tw = setup.tray_mm[0]
     rng = np.random.default_rng(9)
     cubes = [
