@@ -212,8 +212,11 @@ class Counter:
     def top_area(self, colour: int, x: float, y: float) -> float:
         """The expected area of one flat cube's top face alone at a working-image point: what a
         seam-cut piece is measured against (side faces off axis are cut away with the seams)."""
-        model = self.profile.colours[colour]
-        return model.area * min(2.0, max(0.5, self.profile.area_map.top(x, y, self.size)))
+        return self.profile.colours[colour].area * self._top_scale(x, y)
+
+    def _top_scale(self, x: float, y: float) -> float:
+        """A flat top's area at a working point against its area in calibration."""
+        return min(2.0, max(0.5, self.profile.area_map.top(x, y, self.size)))
 
     def labels(self, frame: np.ndarray) -> Labelled:
         """Label every working pixel: 0 tray, 1..6 a colour (profile order), 255 unknown."""
@@ -258,8 +261,7 @@ class Counter:
     def _plain_top_area(self, x: float, y: float) -> float:
         """A flat cube's top area at a working point, from the colours told from the tray
         plainly (a colour that blends into it was measured from a part of its cubes)."""
-        top = self.profile.area_map.top(x, y, self.size)
-        return self.plain_area * min(2.0, max(0.5, top))
+        return self.plain_area * self._top_scale(x, y)
 
     def count(self, frame: np.ndarray, expected_total: int | None = None) -> CountResult:
         """Count the cubes of every colour in a BGR frame of the calibrated setup.

@@ -87,8 +87,8 @@ def outlined_tops(
             top = _top(region, area, (x, y), labels, colour, top_area)
             if top is not None:
                 centres.append((x, y))
-                bx, by, bw, bh = cv2.boundingRect(region)
-                found[by : by + bh, bx : bx + bw] |= top
+                (bx, by), inside = top
+                found[by : by + inside.shape[0], bx : bx + inside.shape[1]] |= inside
     return cv2.dilate(found, np.ones((GROW, GROW), np.uint8)) if centres else found
 
 
@@ -99,8 +99,9 @@ def _top(
     labels: np.ndarray,
     colour: int,
     top_area: Callable[[float, float], float],
-) -> np.ndarray | None:
-    """The region filled within its bounding rectangle if it may be a top of ``colour``."""
+) -> tuple[tuple[int, int], np.ndarray] | None:
+    """The region filled within its bounding rectangle, and that rectangle's corner, if it may
+    be a top of ``colour``."""
     x, y = centre
     if labels[int(y), int(x)] not in (pixels.TRAY, colour):
         return None  # the top of a cube of another colour, ringed as well
@@ -115,4 +116,4 @@ def _top(
     own = labels[by : by + bh, bx : bx + bw][inside > 0]
     if np.mean((own == pixels.TRAY) | (own == colour)) < LEFT_AS_TRAY:
         return None
-    return inside
+    return (bx, by), inside
