@@ -65,6 +65,8 @@ GLINT_SLIVER = "a white sliver against another colour: a glint, or a cube under 
 MOSTLY_COVERED = "one cube, mostly covered by a neighbour"
 TRACES = "specks against another colour: a cube almost hidden under it?"
 FAINT_TRACES = "faint specks against another colour: a cube hidden under it?"
+TRAY_SLIVER = "a sliver of a colour the tray shows too: the tray, or a cube under another?"
+TRAY_TRACES = "specks of a colour the tray shows too: the tray, or a cube hidden under another?"
 ON_ANOTHER = "one tilted cube, or one lying on another (one whole top)"
 ON_ANOTHER_LIGHT = 0.89
 """Lightness (over a flat top's) from which a tilted-looking blob's largest face, a little darker
@@ -193,6 +195,11 @@ class Counter:
         self.tray_test = pixels.TrayTest(*profile.ratio_range, profile.chroma_limit)
         self.labeller = pixels.SparseLabeller(self.bg_lab, self.roi, self.tray_test)
         self.unreliable = [c.name for c in profile.colours if not c.reliable]
+        # Slivers and specks of a colour the tray itself shows (red on red felt) are as often the
+        # tray beside a cube: they are not counted, and ask (an exit beam's total that is short
+        # may add them). Black and white lose area to shade and glare instead.
+        self.blends = [chromatic and c.tray_separation < CLEAR_OF_TRAY
+                       for chromatic, c in zip(self.chromatic, profile.colours, strict=True)]
         self.trace_colours = [
             Colour(i + 1, math.sqrt(c.area), self._min_pixels(i), c.mean[0], self.chroma[i],
                    partial(expected_area, profile, i),
@@ -442,6 +449,8 @@ class Counter:
         box = (x + origin[0], y + origin[1], w, h)
         if trace.ratio < SLIVER_FRACTION:
             return Blob(name, 0, SLIVER_CONFIDENCE, trace.ratio, FAINT_TRACES, box), []
+        if self.blends[index]:
+            return Blob(name, 0, SLIVER_CONFIDENCE, trace.ratio, TRAY_TRACES, box), []
         blob = Blob(name, 1, SLIVER_CONFIDENCE, trace.ratio, TRACES, box)
         return blob, [detection(name, trace.hull, origin, SLIVER_CONFIDENCE, self.profile.scale)]
 
@@ -559,6 +568,8 @@ class Counter:
             return Blob(name, 0, SLIVER_CONFIDENCE, ratio, GLINT_SLIVER, (x, y, w, h)), []
         contours, _ = cv2.findContours(sub, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
         contour = max(contours, key=cv2.contourArea)
+        if ratio < NOISE_FRACTION and self.blends[index]:
+            return Blob(name, 0, SLIVER_CONFIDENCE, ratio, TRAY_SLIVER, (x, y, w, h)), []
         if ratio < NOISE_FRACTION:
             # Against a cube of another colour, the corner of a cube lying almost wholly under
             # it (41 of 41 in rendered drops): counted, and asked about.

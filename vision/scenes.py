@@ -261,6 +261,7 @@ CONDITIONS: dict[str, dict[str, Any]] = {
         "wall_rgb": (0.5, 0.36, 0.22),
     },
     "felt-tray": {"floor_rgb": (0.16, 0.38, 0.22), "floor_texture": "felt"},
+    "red-felt": {"floor_rgb": (0.5, 0.13, 0.11), "floor_texture": "felt"},
     "blur-jpeg": {"blur_px": 1.6, "jpeg": 55},
     "small-camera": {"size": (640, 480), "px_per_mm": 1.95, "read_noise": 2.5},
     "wide-lens": {"cam_height_mm": 260.0, "px_per_mm": 3.9},

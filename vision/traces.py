@@ -31,9 +31,10 @@ ask (and may be the cube an exit beam's total is short of). Rendered drops (2 se
 piles), such groups of 0.02-0.1 outside a green felt tray: 15 of 18 lay on a cube hidden under
 others, the other 3 on a cube partly hidden; on the felt tray, 14 of 14 were the felt."""
 CLEAR_OF_TRAY = 0.9
-"""Least tray separation (see :mod:`vision.calibrate`) of a colour whose faint specks are
-trusted: a colour that blends into the tray (green on green felt, 0.82; the chromatic colours of
-every other rendered setup, 0.94-1.0) is seen in the tray's own shaded crevices."""
+"""Least tray separation (see :mod:`vision.calibrate`) of a colour whose specks are trusted: a
+colour that blends into the tray (green on green felt, 0.81-0.82; red on red felt, 0.80-0.83; the
+chromatic colours of every other rendered setup, 0.89-1.0) is seen in the tray's own shaded
+crevices and beside its cubes' rims."""
 REACH = 1.6
 """Centre distance (in cube sides) within which two parts in sight may be of one cube."""
 
