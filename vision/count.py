@@ -199,9 +199,8 @@ class Counter:
         self.tray_test = pixels.TrayTest(*profile.ratio_range, profile.chroma_limit)
         self.labeller = pixels.SparseLabeller(self.bg_lab, self.roi, self.tray_test)
         self.unreliable = [c.name for c in profile.colours if not c.reliable]
-        # Slivers and specks of a colour the tray itself shows (red on red felt) are as often the
-        # tray beside a cube: they are not counted, and ask (an exit beam's total that is short
-        # may add them). Black and white lose area to shade and glare instead.
+        # Colours the tray itself shows (red on red felt), whose slivers and specks are most often
+        # the tray (see TRAY_CONFIDENCE); black and white lose area to shade and glare instead.
         self.blends = [chromatic and c.tray_separation < CLEAR_OF_TRAY
                        for chromatic, c in zip(self.chromatic, profile.colours, strict=True)]
         self.trace_colours = [
