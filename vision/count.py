@@ -569,10 +569,10 @@ class Counter:
             # A white sliver this small (black ones are above; a coloured blob this small is not
             # read) is a glint on a cube's rim as often as a cube under it.
             return Blob(name, 0, SLIVER_CONFIDENCE, ratio, GLINT_SLIVER, (x, y, w, h)), []
-        contours, _ = cv2.findContours(sub, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-        contour = max(contours, key=cv2.contourArea)
         if ratio < NOISE_FRACTION and self.blends[index]:
             return Blob(name, 0, TRAY_CONFIDENCE, ratio, TRAY_SLIVER, (x, y, w, h)), []
+        contours, _ = cv2.findContours(sub, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        contour = max(contours, key=cv2.contourArea)
         if ratio < NOISE_FRACTION:
             # Against a cube of another colour, the corner of a cube lying almost wholly under
             # it (41 of 41 in rendered drops): counted, and asked about.
