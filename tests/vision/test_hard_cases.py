@@ -111,3 +111,13 @@ def test_a_cube_lying_flat_on_another_is_not_taken_surely_for_one_tilted_cube() 
     red = [b for b in res.blobs if b.colour == "red" and b.reason.startswith("one tilted cube")]
     assert red and all(b.confidence < 0.9 for b in red), [(b.reason, b.confidence) for b in red]
     assert res.needs_review
+
+
+def test_a_loose_pile_of_three_asks() -> None:
+    """Drops settled by physics (seed 104): three red cubes read surely from their top, their
+    seams agreeing, over 3.41 cube areas, with a fourth under them. A pile that spreads over more
+    than 1.1 cube areas a cube hid one more 14 times in 65 such piles, not 7%: the drop, sure at
+    0.93, did not ask."""
+    counter, img, truth = bench_drop("wide-frame", 104, 16, physics=True)
+    res = counter.count(img)
+    assert res.counts == truth.counts or res.needs_review, (res.counts, truth.counts)
