@@ -103,8 +103,8 @@ def test_a_row_is_read_surely_from_its_top_and_may_hide_a_cube_as_any_such_pile(
 
 def test_a_confirmed_pile_of_three_with_room_for_a_fourth_is_doubted_more() -> None:
     # Piles of three whose seams agree hid a fourth 9 times in 714 up to 3.3 cube areas, and 4 in
-    # 57 above (rendered drops, 6 seeds; settled by physics, 14 in 65); a large pile's own chance
-    # grows with its size, and passes that one's in the largest.
+    # 57 above (rendered drops, 6 seeds; settled by physics, 14 in 65); a pile's own chance grows
+    # with its size, and only the largest piles' passes that.
     area = Reading(3, 0.9, "cluster of 3")
 
     def hidden(n: int, ratio: float) -> float:
