@@ -24,20 +24,25 @@ MID_GREY = "use a tray of another shade (a mid-grey tray suits all six colours)"
 
 def grade(
     profile: Profile, samples: Sequence[Sample], verified: Sequence[dict[str, int]],
-    hard_light: bool,
+    hard_light: bool, repainted: Sequence[tuple[int, ...]],
 ) -> Profile:
     """The profile with each colour graded, given each calibration photo's counts under it
-    (``verified``, in the order of ``samples``) and whether a single hard light casts the
-    shadows (black tops mirror it)."""
+    (``verified``, in the order of ``samples``), whether a single hard light casts the
+    shadows (black tops mirror it), and how many of each photo's cubes it counts with their
+    paint a little darker and lighter (``repainted``; paint varies from cube to cube)."""
     reference = float(np.median([m.area for m in profile.colours if m.name not in ACHROMATIC]))
     models, report = [], []
     for m, colour_sep in zip(profile.colours, _colour_separations(profile), strict=True):
         problems = _miscounted(m.name, samples, verified)
         tray_sep = min(1.0, m.area / reference)
         glare = m.name == "black" and hard_light
+        fragile = any(s.colour == m.name and any(n != s.n for n in counts)
+                      for s, counts in zip(samples, repainted, strict=True))
         reliable = (m.reliable and not problems and tray_sep >= SEPARATE_FROM_TRAY
-                    and colour_sep >= SEPARATE_FROM_COLOURS and not glare and not m.lift)
-        note = "" if reliable else m.note or _advice(m, glare, tray_sep, colour_sep, problems)
+                    and colour_sep >= SEPARATE_FROM_COLOURS and not glare and not m.lift
+                    and not fragile)
+        note = "" if reliable else m.note or _advice(
+            m, glare, tray_sep, colour_sep, problems, fragile)
         grades = {"tray_separation": round(tray_sep, 3),
                   "colour_separation": round(colour_sep, 2), "reliable": reliable, "note": note}
         models.append(replace(m, **grades))
@@ -81,7 +86,8 @@ def _miscounted(
 
 
 def _advice(
-    m: ColourModel, glare: bool, tray_sep: float, colour_sep: float, problems: list[str]
+    m: ColourModel, glare: bool, tray_sep: float, colour_sep: float, problems: list[str],
+    fragile: bool,
 ) -> str:
     """What to change so that an unreliable colour can be counted."""
     if m.lift:
@@ -92,6 +98,9 @@ def _advice(
                 "it: use diffuse light (a ring light)")
     if tray_sep < SEPARATE_FROM_TRAY:
         return f"{m.name} blends into the tray: {MID_GREY}"
+    if fragile:
+        return (f"{m.name} cubes painted a little darker or lighter than these are lost in the "
+                f"tray: {MID_GREY}")
     if colour_sep < SEPARATE_FROM_COLOURS:
         return (f"{m.name} looks too much like another colour under this light: "
                 "use whiter, more even light")

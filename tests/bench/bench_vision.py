@@ -3,6 +3,7 @@
     python -m tests.bench.bench_vision [DATA_DIR ...] [--rendered N] [--size WxH] [--seed S]
                                        [--only NAMES] [--repeat R] [--beam] [--blobs]
                                        [--piles TILTED,STACKED] [--camera NAMES] [--physics]
+                                       [--paint SHARE]
 
 DATA_DIR holds ``calib/`` and ``tests/NNN.jpg`` + ``NNN.json``. With ``--rendered N`` it also
 renders every named condition of :mod:`vision.scenes` (calibration set, then N drops with the tray
@@ -21,6 +22,8 @@ dim+blur`` also counts each folder as those cameras would take it
 folder's photos do not show. ``--physics`` pours each rendered drop from the tower's mouth and lets
 a physics engine settle it (:mod:`tests.bench.physics_drops`) instead of placing its cubes by
 rule: how often cubes tilt, stack and hide one another is then physics', not a chosen share.
+``--paint 0.15`` paints each rendered cube up to 15% lighter or darker than its colour, as the
+shared sample's cubes are (wood takes paint unevenly).
 Without arguments (``make bench``): the shared sample as taken and
 by each such camera, and 5 drops of every rendered setup.
 """
@@ -124,6 +127,9 @@ and 1 in 100), so that the hard cases are counted often enough."""
 PHYSICS = False
 """Drops settled by a physics engine (see ``--physics``) instead of placed by rule."""
 
+PAINT = 0.0
+"""How much lighter or darker each rendered cube's paint may be (see ``--paint``)."""
+
 TALLY = False
 """Tally blob readings against the truth (see ``--blobs``)."""
 
@@ -223,7 +229,7 @@ def evaluate_folder(folder: Path, camera: str = "") -> Stats:
 def evaluate_condition(name: str, drops: int, size: tuple[int, int] | None, seed: int) -> Stats:
     """Render a named setup's calibration set and ``drops`` drops, and count them."""
     stats = Stats(name)
-    setup = scenes.condition(name, size)
+    setup = replace(scenes.condition(name, size), paint_variation=PAINT)
     empty, shots = scenes.calibration_set(setup, seed=seed)
     t0 = time.perf_counter()
     profile = calibrate(empty=empty, samples=[Sample(c, n, img, f"{c}-{n}") for c, n, img in shots])
@@ -236,7 +242,8 @@ def evaluate_condition(name: str, drops: int, size: tuple[int, int] | None, seed
     else:
         sequence = scenes.bench_drops(name, seed, PILES, size)
     for drop in itertools.islice(sequence, drops):
-        img, truth = rd.render(drop.setup, drop.cubes, seed=drop.seed)
+        at = replace(drop.setup, paint_variation=PAINT)
+        img, truth = rd.render(at, drop.cubes, seed=drop.seed)
         counts, review, ms = _count(counter, img, truth.counts, list(truth.cubes))
         total = sum(truth.counts.values())
         label = f"{name}#{drop.index} ({drop.style}, {total}{', hard' if truth.hard else ''})"
@@ -269,12 +276,16 @@ def main(argv: list[str] | None = None) -> None:
         "--physics", action="store_true", help="drops settled by physics (pybullet), not by rule"
     )
     ap.add_argument(
+        "--paint", type=float, default=0.0, help="each cube's paint up to this share off its colour"
+    )
+    ap.add_argument(
         "--camera", default="", help=f"also count each folder as other cameras: {','.join(CHANGES)}"
     )
     args = ap.parse_args(argv)
-    global REPEAT, BEAM, TALLY, PILES, PHYSICS
+    global REPEAT, BEAM, TALLY, PILES, PHYSICS, PAINT
     REPEAT = max(1, args.repeat)
     PHYSICS = args.physics
+    PAINT = args.paint
     BEAM = args.beam
     TALLY = args.blobs
     if args.piles:
