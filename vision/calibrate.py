@@ -287,6 +287,10 @@ class _Calibration:
         """The same at working scale (from :meth:`run` on)."""
         self.verified: list[dict[str, int]] = []
         """Each photo's counts under the profile last verified."""
+        self.repainted: list[tuple[int, ...]] | None = None
+        """Each coloured photo's counts with its cubes' paint darker and lighter (see
+        :data:`PAINT_SPREAD`), under the first profile: lifting black or white tops later
+        changes how those are found, not how a coloured cube stands out from the tray."""
         self.shadow_depth = 1.0
         """How dark the shadows beside the cubes are (see :meth:`_tray_test`)."""
         h, w = empty.shape[:2]
@@ -651,10 +655,13 @@ class _Calibration:
         counts."""
         counter = Counter(profile)
         self.verified = [counter.count(frame).counts for frame in work]
-        repainted = [_repainted_counts(counter, s, frame) if s.colour not in ACHROMATIC else ()
-                     for s, frame in zip(self.samples, work, strict=True)]
+        if self.repainted is None:
+            self.repainted = [
+                _repainted_counts(counter, s, frame) if s.colour not in ACHROMATIC else ()
+                for s, frame in zip(self.samples, work, strict=True)
+            ]
         hard_light = self.shadow_depth < HARD_LIGHT
-        return grade(profile, self.samples, self.verified, hard_light, repainted)
+        return grade(profile, self.samples, self.verified, hard_light, self.repainted)
 
 
 PAINT_SPREAD = (0.8, 1.2)
