@@ -177,22 +177,31 @@ def cut_at_seams(sub: np.ndarray, gray: np.ndarray, side: float, depth: float) -
     return SeamCut(labels, sizes, sums)
 
 
-def tilted_face(cut: SeamCut, top_core: float, face: float) -> float | None:
-    """The lightness of a blob's largest face over a flat top's (``face``), when its faces are
-    shaded as a tilted cube's are, not as a flat top; else None.
+class TiltedFaces(NamedTuple):
+    """What the faces of a blob that looks tilted show."""
+
+    light: float
+    """Its largest face's lightness over a flat top's."""
+    uneven: bool
+    """Whether its faces differ from each other (more than one cube's paint from another's)."""
+
+
+def tilted_face(cut: SeamCut, top_core: float, face: float) -> TiltedFaces | None:
+    """A blob's faces, when they are shaded as a tilted cube's are, not as a flat top; else None.
 
     A cube on an edge or a corner turns its faces from the light: the largest face is lighter or
-    darker than a flat-lying top of that colour, or the faces differ from each other. Two stacked
-    cubes both show flat tops. ``top_core`` is a lone flat cube's core area there.
+    darker than a flat-lying top of that colour (``face``), or the faces differ from each other.
+    Two stacked cubes both show flat tops. ``top_core`` is a lone flat cube's core area there.
     """
     big = cut.sizes >= 0.15 * top_core
     if not big.any():
         return None
     light = cut.lightness(face)[big]
     main = float(light[int(np.argmax(cut.sizes[big]))])
+    uneven = bool(light.max() / max(1e-3, light.min()) > 1.2)
     low, high = FLAT_TOP
-    if not low <= main <= high or light.max() / max(1e-3, light.min()) > 1.2:
-        return main
+    if not low <= main <= high or uneven:
+        return TiltedFaces(main, uneven)
     return None
 
 

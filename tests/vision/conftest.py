@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -34,16 +35,18 @@ def rendered_profile(name: str, seed: int = 3) -> tuple[rd.Setup, Profile]:
 
 
 def bench_drop(
-    name: str, seed: int, k: int, physics: bool = False, piles: tuple[float, float] = (0.15, 0.04)
+    name: str, seed: int, k: int, physics: bool = False, piles: tuple[float, float] = (0.15, 0.04),
+    paint: float = 0.0,
 ) -> tuple[Counter, np.ndarray, rd.Truth]:
     """Drop ``k`` of a rendered setup in the benchmark (full size; ``piles`` the shares of
-    tilted and stacked cubes in piles, or settled by physics), with a counter calibrated as the
-    benchmark calibrates it."""
-    setup = scenes.condition(name, None)
+    tilted and stacked cubes in piles, or settled by physics; ``paint`` as its ``--paint``), with
+    a counter calibrated as the benchmark calibrates it."""
+    setup = replace(scenes.condition(name, None), paint_variation=paint)
     counter = Counter(calibrated(setup, seed))
     drops = physics_drops(name, seed) if physics else scenes.bench_drops(name, seed, piles)
     chosen = next(itertools.islice(drops, k, None))
-    img, truth = rd.render(chosen.setup, chosen.cubes, seed=chosen.seed)
+    img, truth = rd.render(replace(chosen.setup, paint_variation=paint), chosen.cubes,
+                           seed=chosen.seed)
     return counter, img, truth
 
 
