@@ -22,8 +22,9 @@ dim+blur`` also counts each folder as those cameras would take it
 folder's photos do not show. ``--physics`` pours each rendered drop from the tower's mouth and lets
 a physics engine settle it (:mod:`tests.bench.physics_drops`) instead of placing its cubes by
 rule: how often cubes tilt, stack and hide one another is then physics', not a chosen share.
-``--paint 0.15`` paints each rendered cube up to 15% lighter or darker than its colour, as the
-shared sample's cubes are (wood takes paint unevenly).
+Each rendered cube is painted up to 15% lighter or darker than its colour, as the shared
+sample's cubes are (wood takes paint unevenly; their lone flat tops range over 0.76-1.17 of the
+calibrated top's lightness); ``--paint 0`` paints every cube of a colour alike.
 Without arguments (``make bench``): the shared sample as taken and
 by each such camera, and 5 drops of every rendered setup.
 """
@@ -127,7 +128,7 @@ and 1 in 100), so that the hard cases are counted often enough."""
 PHYSICS = False
 """Drops settled by a physics engine (see ``--physics``) instead of placed by rule."""
 
-PAINT = 0.0
+PAINT = 0.15
 """How much lighter or darker each rendered cube's paint may be (see ``--paint``)."""
 
 TALLY = False
@@ -253,6 +254,7 @@ def evaluate_condition(name: str, drops: int, size: tuple[int, int] | None, seed
 
 def main(argv: list[str] | None = None) -> None:
     """Print the figures."""
+    global REPEAT, BEAM, TALLY, PILES, PHYSICS, PAINT
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("folders", nargs="*", type=Path)
     ap.add_argument("--rendered", type=int, default=0, help="drops per rendered condition")
@@ -276,13 +278,13 @@ def main(argv: list[str] | None = None) -> None:
         "--physics", action="store_true", help="drops settled by physics (pybullet), not by rule"
     )
     ap.add_argument(
-        "--paint", type=float, default=0.0, help="each cube's paint up to this share off its colour"
+        "--paint", type=float, default=PAINT,
+        help=f"each cube's paint up to this share off its colour (default {PAINT})",
     )
     ap.add_argument(
         "--camera", default="", help=f"also count each folder as other cameras: {','.join(CHANGES)}"
     )
     args = ap.parse_args(argv)
-    global REPEAT, BEAM, TALLY, PILES, PHYSICS, PAINT
     REPEAT = max(1, args.repeat)
     PHYSICS = args.physics
     PAINT = args.paint
