@@ -629,7 +629,9 @@ class Counter:
             # Two flat tops are lit as flat tops; a cube on a corner turns its largest face well
             # away from the light (darker than a cube lying on another shows its top). In 720
             # rendered drops, 1 of 10 such blobs was one cube on a corner (its face at 0.81);
-            # the pairs' largest faces were lit flat, or at 0.93.
+            # the pairs' largest faces were lit flat, or at 0.93. (Where paint varies, pairs
+            # painted darker show such faces too: seeds 118 and 119 with paint varying by 15%,
+            # 6 of 6 such blobs lit alike at 0.75-0.85 held two. They ask: PAINTED_LIGHT.)
             faces = faces if faces is not None and faces.light < ON_ANOTHER_LIGHT else None
             n = 1 if faces is not None else n
         tilted = faces is not None

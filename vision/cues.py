@@ -183,7 +183,7 @@ class TiltedFaces(NamedTuple):
     light: float
     """Its largest face's lightness over a flat top's."""
     uneven: bool
-    """Whether its faces differ from each other (more than one cube's paint from another's)."""
+    """Whether its faces differ from each other (by more than a fifth)."""
 
 
 def tilted_face(cut: SeamCut, top_core: float, face: float) -> TiltedFaces | None:
