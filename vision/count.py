@@ -91,7 +91,8 @@ differs from cube to cube). Two flat cubes in one uncut seam piece then pass for
 cube: in 2,160 rendered drops (18 setups, seed 118 harder piles and 119 sample-like ones, paint
 varying by 15%), 3 of 120 such blobs read surely as one held two, one of them in a drop that did
 not ask (two red cubes flush, partly under others, their piece lit 0.79); of the darker ones
-0 of 118."""
+0 of 118. (Calibration tests each colour against paint a fifth darker and lighter, the same
+range: :data:`vision.calibrate.PAINT_SPREAD`.)"""
 PAINTED_CONFIDENCE = 0.85
 """How sure such a blob is of one cube: it asks, as a cube lying on another does."""
 NECK_CONFIDENCE = 0.985
