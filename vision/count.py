@@ -49,8 +49,9 @@ from vision.traces import (
 
 _KERNEL = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
 SLIVER_CONFIDENCE = 0.65
-"""Such a sliver is counted as a cube and asks, even when the exit beam's total agrees: where one
-cube hides under another, others may too, so errors that cancel are likelier there."""
+"""How sure a sliver or specks against another colour are of a cube almost hidden under it. Such
+a reading asks even when the exit beam's total agrees (:attr:`Blob.beam_settles`): where one cube
+hides under another, others may too, so errors that cancel are likelier there."""
 BETWEEN = -1
 """Key of the unknown patches lying between cubes of two colours."""
 FEATURELESS = 12.0
@@ -118,6 +119,15 @@ class Blob:
     """Chance that one more cube lies unseen under this pile (its top read surely)."""
     down_share: float = 0.5
     """Of the chance that the reading is off by a cube, the share that it holds one fewer."""
+    beam_settles: bool = True
+    """Whether an exit beam's total that agrees can settle this reading's doubt (not a sliver's:
+    see :data:`SLIVER_CONFIDENCE`)."""
+
+
+def _sliver(colour: str, n: int, ratio: float, why: str, box: tuple[int, int, int, int]) -> Blob:
+    """A sliver or specks against another colour read as ``n`` cubes (see
+    :data:`SLIVER_CONFIDENCE`)."""
+    return Blob(colour, n, SLIVER_CONFIDENCE, ratio, why, box, beam_settles=False)
 
 
 def _down_share(ratio: float, n: int) -> float:
@@ -341,7 +351,8 @@ class Counter:
         for blob, alone, p in zip(blobs, own, sure, strict=True):
             # Two errors that cancel are rarer than one, not impossible (a cube wholly hidden
             # elsewhere): a reading this doubtful on its own asks even when the totals agree.
-            if p < REVIEW_BELOW or alone < BEAM_FLOOR:
+            if p < REVIEW_BELOW or alone < BEAM_FLOOR or (
+                    alone < REVIEW_BELOW and not blob.beam_settles):
                 doubts.append(f"{blob.colour} at {self._where(blob)}: {blob.reason}")
                 confidence = min(confidence, p, alone)
         # Unknown pixels that joined a counted blob are explained; any other unknown patch is not.
@@ -467,10 +478,10 @@ class Counter:
         name = self.names[index]
         box = (x + origin[0], y + origin[1], w, h)
         if trace.ratio < SLIVER_FRACTION:
-            return Blob(name, 0, SLIVER_CONFIDENCE, trace.ratio, FAINT_TRACES, box), []
+            return _sliver(name, 0, trace.ratio, FAINT_TRACES, box), []
         if self.blends[index]:
             return Blob(name, 0, TRAY_CONFIDENCE, trace.ratio, TRAY_TRACES, box), []
-        blob = Blob(name, 1, SLIVER_CONFIDENCE, trace.ratio, TRACES, box)
+        blob = _sliver(name, 1, trace.ratio, TRACES, box)
         return blob, [detection(name, trace.hull, origin, SLIVER_CONFIDENCE, self.profile.scale)]
 
     def _split_cubes(
@@ -580,11 +591,11 @@ class Counter:
             # sample's photos: 6 such slivers over 5 variants of it, all shadows; rendered drops:
             # 4 of 5 were cubes, but rendered shadows are paler).
             # Not counted, and asked about; an exit beam's total that is short may still add it.
-            return Blob(name, 0, SLIVER_CONFIDENCE, ratio, SHADE_SLIVER, (x, y, w, h)), []
+            return _sliver(name, 0, ratio, SHADE_SLIVER, (x, y, w, h)), []
         if ratio < NOISE_FRACTION and area < self._min_pixels(index):
             # A white sliver this small (black ones are above; a coloured blob this small is not
             # read) is a glint on a cube's rim as often as a cube under it.
-            return Blob(name, 0, SLIVER_CONFIDENCE, ratio, GLINT_SLIVER, (x, y, w, h)), []
+            return _sliver(name, 0, ratio, GLINT_SLIVER, (x, y, w, h)), []
         if ratio < NOISE_FRACTION and self.blends[index]:
             return Blob(name, 0, TRAY_CONFIDENCE, ratio, TRAY_SLIVER, (x, y, w, h)), []
         contours, _ = cv2.findContours(sub, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
@@ -592,8 +603,7 @@ class Counter:
         if ratio < NOISE_FRACTION:
             # Against a cube of another colour, the corner of a cube lying almost wholly under
             # it (41 of 41 in rendered drops): counted, and asked about.
-            why = SLIVER
-            blob = Blob(name, 1, SLIVER_CONFIDENCE, ratio, why, (x, y, w, h))
+            blob = _sliver(name, 1, ratio, SLIVER, (x, y, w, h))
             return blob, [detection(name, contour, (x, y), SLIVER_CONFIDENCE, self.profile.scale)]
         (_, _), (rw, rh), _ = cv2.minAreaRect(contour)
         side = math.sqrt(expected)
