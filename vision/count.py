@@ -120,8 +120,8 @@ class Blob:
     down_share: float = 0.5
     """Of the chance that the reading is off by a cube, the share that it holds one fewer."""
     beam_settles: bool = True
-    """Whether an exit beam's total that agrees can settle this reading's doubt (not a sliver's:
-    see :data:`SLIVER_CONFIDENCE`)."""
+    """Whether an exit beam's total that agrees can settle this reading's doubt (not a sliver's,
+    which always asks: see :data:`SLIVER_CONFIDENCE`)."""
 
 
 def _sliver(colour: str, n: int, ratio: float, why: str, box: tuple[int, int, int, int]) -> Blob:
@@ -350,9 +350,9 @@ class Counter:
             confidence = float(np.prod(own)) if own else 1.0
         for blob, alone, p in zip(blobs, own, sure, strict=True):
             # Two errors that cancel are rarer than one, not impossible (a cube wholly hidden
-            # elsewhere): a reading this doubtful on its own asks even when the totals agree.
-            if p < REVIEW_BELOW or alone < BEAM_FLOOR or (
-                    alone < REVIEW_BELOW and not blob.beam_settles):
+            # elsewhere): a reading this doubtful on its own, or a sliver's (a cube hides there),
+            # asks even when the totals agree.
+            if p < REVIEW_BELOW or alone < BEAM_FLOOR or not blob.beam_settles:
                 doubts.append(f"{blob.colour} at {self._where(blob)}: {blob.reason}")
                 confidence = min(confidence, p, alone)
         # Unknown pixels that joined a counted blob are explained; any other unknown patch is not.
