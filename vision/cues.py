@@ -144,6 +144,16 @@ TOP_PIECE = 0.4
 """Least size (in lone-cube cores) of a seam-cut piece that shows a top of its own."""
 
 
+PIECE_CONFIDENCE = 0.995
+"""How sure each seam-cut piece's whole number of tops is, however far within its spread
+(:func:`piece_spread`) it lies from that number. In 1,040 rendered drops (13 setups, paint
+varying by 15%; sample-like piles seed 143, harder ones 144; drops hiding a cube mostly left
+out), piles of three or more whose seams agreed with their area held as many cubes 224 times of
+226 when every piece lay within a fifth of a top of a whole number, and 106 of 107 when some did
+not (such pieces once cost 0.97 each, so these piles asked far more often than they erred);
+pairs 780 of 780 and 187 of 187."""
+
+
 def piece_spread(m: int) -> float:
     """How far (in tops) a piece of ``m`` tops' area may lie from ``m`` and still be read as
     ``m``: each top's core varies, so the spread grows as the root of the tops it holds, and
@@ -254,7 +264,7 @@ def seam_count(
             return None  # two tops side by side, one partly hidden (by the rim, a neighbour)
         if not _lit_flat(light) and q < WHOLE_TOP:
             return None  # a face turned from the light: part of a tilted cube
-        conf *= 0.995 if abs(q - m) <= 0.2 * math.sqrt(m) else 0.97
+        conf *= PIECE_CONFIDENCE
         n += m
         kept += size
         read += 1

@@ -15,6 +15,7 @@ from vision import Counter, load_profile, scenes
 from vision import render as rd
 from vision.count import ON_ANOTHER
 from vision.cues import (
+    PIECE_CONFIDENCE,
     SeamCut,
     neck_count,
     piece_elongation,
@@ -371,7 +372,7 @@ def test_a_piece_of_several_tops_may_spread_as_the_root_of_their_number() -> Non
         return SeamCut(labels, sizes, sizes * face)
 
     n, conf = seam_count(cut(2.33), top_core, face, 4.4) or (0, 0.0)
-    assert n == 4 and 0.9 < conf < 0.995**3
+    assert n == 4 and conf == pytest.approx(PIECE_CONFIDENCE**3)  # as sure as whole pieces
     assert seam_count(cut(2.45), top_core, face, 4.5) is None
 
 
@@ -387,7 +388,7 @@ def test_a_piece_as_long_as_two_tops_is_not_read_as_one_when_a_part_is_hidden() 
         return SeamCut(labels, np.array([h * w], float), np.array([h * w * face]))
 
     assert seam_count(one_piece(8, 16), top_core, face, 1.3) is None  # 1.28 tops, 2 : 1
-    assert seam_count(one_piece(10, 13), top_core, face, 1.3) == (1, 0.97)  # 1.3 tops, 1.3 : 1
+    assert seam_count(one_piece(10, 13), top_core, face, 1.3) == (1, PIECE_CONFIDENCE)  # 1.3 : 1
 
 
 def test_a_whole_top_in_a_neighbours_shade_is_a_top_but_a_tilted_cubes_face_is_not() -> None:
