@@ -150,8 +150,8 @@ PIECE_CONFIDENCE = 0.995
 varying by 15%; sample-like piles seed 143, harder ones 144; drops hiding a cube mostly left
 out), piles of three or more whose seams agreed with their area held as many cubes 224 times of
 226 when every piece lay within a fifth of a top of a whole number, and 106 of 107 when some did
-not (such pieces once cost 0.97 each, so these piles asked far more often than they erred);
-pairs 780 of 780 and 187 of 187."""
+not (such pieces once cost 0.97 each, so these piles asked far more often than they erred).
+Pairs read so held two 780 of 780 and 187 of 187 times."""
 
 
 def piece_spread(m: int) -> float:
