@@ -39,6 +39,7 @@ import re
 import resource
 import statistics
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -227,6 +228,23 @@ def evaluate_folder(folder: Path, camera: str = "") -> Stats:
     return stats
 
 
+def drop_sequence(
+    name: str, seed: int, size: tuple[int, int] | None, physics: bool, piles: tuple[float, float]
+) -> Iterator[scenes.BenchDrop]:
+    """A named setup's benchmark drops: settled by physics, or placed by rule with ``piles``
+    (the shares of tilted and stacked cubes in piles)."""
+    if physics:
+        from tests.bench.physics_drops import bench_drops  # pybullet: only for this mode
+
+        return bench_drops(name, seed, size)
+    return scenes.bench_drops(name, seed, piles, size)
+
+
+def render_drop(drop: scenes.BenchDrop, paint: float) -> tuple[np.ndarray, rd.Truth]:
+    """A drop's photo and truth, each cube painted up to ``paint`` off its colour."""
+    return rd.render(replace(drop.setup, paint_variation=paint), drop.cubes, seed=drop.seed)
+
+
 def evaluate_condition(name: str, drops: int, size: tuple[int, int] | None, seed: int) -> Stats:
     """Render a named setup's calibration set and ``drops`` drops, and count them."""
     stats = Stats(name)
@@ -236,15 +254,8 @@ def evaluate_condition(name: str, drops: int, size: tuple[int, int] | None, seed
     profile = calibrate(empty=empty, samples=[Sample(c, n, img, f"{c}-{n}") for c, n, img in shots])
     stats.calib_s = time.perf_counter() - t0
     counter = Counter(profile)
-    if PHYSICS:
-        from tests.bench.physics_drops import bench_drops  # pybullet: only for this mode
-
-        sequence = bench_drops(name, seed, size)
-    else:
-        sequence = scenes.bench_drops(name, seed, PILES, size)
-    for drop in itertools.islice(sequence, drops):
-        at = replace(drop.setup, paint_variation=PAINT)
-        img, truth = rd.render(at, drop.cubes, seed=drop.seed)
+    for drop in itertools.islice(drop_sequence(name, seed, size, PHYSICS, PILES), drops):
+        img, truth = render_drop(drop, PAINT)
         counts, review, ms = _count(counter, img, truth.counts, list(truth.cubes))
         total = sum(truth.counts.values())
         label = f"{name}#{drop.index} ({drop.style}, {total}{', hard' if truth.hard else ''})"

@@ -11,7 +11,7 @@ import cv2
 import numpy as np
 import pytest
 
-from tests.bench.physics_drops import bench_drops as physics_drops
+from tests.bench.bench_vision import drop_sequence, render_drop
 from vision import Counter, Profile, calibrate, scenes
 from vision import render as rd
 from vision.photos import Sample
@@ -43,10 +43,8 @@ def bench_drop(
     a counter calibrated as the benchmark calibrates it."""
     setup = replace(scenes.condition(name, None), paint_variation=paint)
     counter = Counter(calibrated(setup, seed))
-    drops = physics_drops(name, seed) if physics else scenes.bench_drops(name, seed, piles)
-    chosen = next(itertools.islice(drops, k, None))
-    img, truth = rd.render(replace(chosen.setup, paint_variation=paint), chosen.cubes,
-                           seed=chosen.seed)
+    chosen = next(itertools.islice(drop_sequence(name, seed, None, physics, piles), k, None))
+    img, truth = render_drop(chosen, paint)
     return counter, img, truth
 
 
