@@ -534,17 +534,10 @@ class _Calibration:
                 if s.colour in ACHROMATIC:
                     continue  # lost in the tray: graded below, and perhaps found by its tops
                 raise VisionError(f"{s.name}: no {s.colour} cubes found")
-            # Give each blob a whole number of cubes so the total matches n; a photo whose blobs
-            # cannot be made to add up is left out of the area fit.
-            areas = np.array([b[0] for b in big])
-            unit = float(np.median(areas)) if len(big) >= s.n else float(areas.sum() / s.n)
-            ns = np.maximum(1, np.round(areas / unit)).astype(int)
-            if ns.sum() != s.n and len(big) <= s.n:
-                unit = float(areas.sum() / s.n)
-                ns = np.maximum(1, np.round(areas / unit)).astype(int)
-            if ns.sum() != s.n:
-                continue
-            per[s.colour] += [(b[0], b[1], b[2], int(k)) for b, k in zip(big, ns, strict=True)]
+            ns = cubes_per_blob([b[0] for b in big], s.n)
+            if ns is None:
+                continue  # blobs that cannot be made to add up are left out of the area fit
+            per[s.colour] += [(b[0], b[1], b[2], k) for b, k in zip(big, ns, strict=True)]
         chromatic = [(c, a / k, x, y) for c, items in per.items() if c not in ACHROMATIC
                      for a, x, y, k in items]
         area_map, unit_area = fit_area_map(
@@ -662,6 +655,26 @@ class _Calibration:
             ]
         hard_light = self.shadow_depth < HARD_LIGHT
         return grade(profile, self.samples, self.verified, hard_light, self.repainted)
+
+
+LONE_SPREAD = 1.7
+"""How much larger than the photo's mean cube one lone cube may look: on its corner a cube shows
+up to ~1.7x its face's area."""
+
+
+def cubes_per_blob(areas: Sequence[float], n: int) -> list[int] | None:
+    """A whole number of cubes for each blob of a calibration photo holding ``n`` cubes, adding
+    up to ``n``, or None: by the median blob's area, else by the mean cube's; a photo with as
+    many blobs as cubes, none larger than :data:`LONE_SPREAD` mean cubes, has one in each."""
+    sizes = np.asarray(areas, float)
+    unit = float(np.median(sizes)) if len(sizes) >= n else float(sizes.sum() / n)
+    ns = np.maximum(1, np.round(sizes / unit)).astype(int)
+    if ns.sum() != n and len(sizes) <= n:
+        unit = float(sizes.sum() / n)
+        ns = np.maximum(1, np.round(sizes / unit)).astype(int)
+    if ns.sum() != n and len(sizes) == n and sizes.max() <= LONE_SPREAD * unit:
+        ns = np.ones(n, int)
+    return [int(k) for k in ns] if ns.sum() == n else None
 
 
 PAINT_SPREAD = (0.8, 1.2)

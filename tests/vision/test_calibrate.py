@@ -12,7 +12,7 @@ import pytest
 
 from vision import COLOURS, Counter, VisionError, calibrate, format_report, scenes
 from vision import render as rd
-from vision.calibrate import _robust_gaussian
+from vision.calibrate import _robust_gaussian, cubes_per_blob
 
 from .conftest import rendered_profile
 
@@ -132,3 +132,12 @@ def test_a_colour_model_is_not_widened_by_the_shadowed_tray_among_its_pixels() -
     shade = np.c_[light, rng.normal([127.0, 130.0], 2.0, (170, 2))]
     mean, cov = _robust_gaussian(np.vstack([cube, shade]))
     assert abs(mean[0] - 25.0) < 1.5 and math.sqrt(cov[0, 0]) < 10.0  # was 32.7 and 22
+
+
+def test_a_calibration_photo_showing_as_many_blobs_as_cubes_has_one_in_each() -> None:
+    """Six black tops found by their lift on a dark tray, one tilted toward the camera at 1.5
+    mean cubes (OpenCV 4.14 labels them so): no longer left out of the area fit as two."""
+    assert cubes_per_blob([442, 452, 532, 558, 589, 866], 6) == [1, 1, 1, 1, 1, 1]
+    assert cubes_per_blob([500, 510, 1010], 4) == [1, 1, 2]  # a touching pair
+    assert cubes_per_blob([500, 1000, 1000], 4) is None  # cannot add up to four
+    assert cubes_per_blob([300, 320, 340, 360, 380, 1100], 6) is None  # 2.4 cubes: not one
