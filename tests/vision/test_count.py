@@ -335,6 +335,16 @@ def test_a_dark_or_light_sliver_against_a_cube_asks_but_is_no_cube_unless_the_be
     assert beam.counts[colour] == 1 and beam.needs_review, (beam.counts, beam.reasons)
 
 
+@pytest.mark.parametrize(("name", "seed", "k"), [("ring", 151, 25), ("wide-frame", 162, 55)])
+def test_a_black_cube_almost_hidden_under_another_still_asks(name: str, seed: int, k: int) -> None:
+    """Its sliver is lit as black paint is, not as the shade in a crevice (see
+    :data:`~vision.count.CREVICE_SHADE`): it is not counted, and the drop asks."""
+    counter, img, truth = bench_drop(name, seed, k, paint=0.15)
+    res = counter.count(img)
+    assert res.counts["black"] == truth.counts["black"] - 1 and res.needs_review
+    assert any(b.reason == count_module.SHADE_SLIVER for b in res.blobs), res.reasons
+
+
 def test_a_short_total_goes_to_the_pile_whose_area_allows_one_more() -> None:
     """Two doubtful piles: one read as 6 from 5.6 cube areas (it may hold 5, hardly 7), one read
     as 5 from 5.5 (it may well hold 6): the cube the beam says is missing is the second's."""

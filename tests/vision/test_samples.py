@@ -11,6 +11,7 @@ import pytest
 
 from tests.bench.camera_changes import CHANGES
 from vision import Counter, calibrate, load_calibration_dir
+from vision.count import SHADE_SLIVER
 
 ROOT = Path(__file__).resolve().parents[2]
 CANDIDATES = [
@@ -96,3 +97,20 @@ def test_a_slanted_view_is_fitted_as_a_tilt_not_as_side_faces() -> None:
         res = counter.count(change(cv2.imread(str(img))))
         asked += res.counts == truth and res.needs_review
     assert asked <= 3
+
+
+@pytest.mark.skipif(RING is None, reason="shared vision samples not present")
+@pytest.mark.parametrize("name", ["half", "warm", "blur"])
+def test_the_shade_in_a_crevice_between_cubes_is_no_black_cube(name: str) -> None:
+    """Seen by these cameras, the dark crevices between cubes in the sample's drops 001 and 010
+    come out as black slivers against the cubes (no black cube lies there): lit about a third of
+    the way from black paint to the tray, they are shade, and ask nothing."""
+    assert RING is not None
+    change = CHANGES[name]
+    empty, samples = load_calibration_dir(RING / "calib")
+    counter = Counter(calibrate(
+        empty=change(empty), samples=[replace(s, image=change(s.image)) for s in samples]))
+    for photo in ("001", "010"):
+        res = counter.count(change(cv2.imread(str(RING / "tests" / f"{photo}.jpg"))))
+        assert not [b for b in res.blobs if b.reason == SHADE_SLIVER], (photo, res.reasons)
+        assert res.counts["black"] == 0
