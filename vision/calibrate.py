@@ -560,10 +560,12 @@ class _Calibration:
         for m in profile.colours:
             area = unit_area.get(m.name)
             note = "" if area else "could not measure one cube's area: photos do not count cleanly"
+            lone = [a / area_map.scale(x, y, follow.get(m.name, 1.0), size)
+                    for a, x, y, k in per[m.name] if k == 1]
             models.append(
                 replace(
                     m, area=area or fallback, reliable=m.reliable and area is not None, note=note,
-                    perspective=follow.get(m.name, 1.0),
+                    perspective=follow.get(m.name, 1.0), area_error=area_error(lone),
                 )
             )
         return replace(profile, area_map=area_map, colours=tuple(models))
@@ -655,6 +657,17 @@ class _Calibration:
             ]
         hard_light = self.shadow_depth < HARD_LIGHT
         return grade(profile, self.samples, self.verified, hard_light, self.repainted)
+
+
+def area_error(areas: Sequence[float]) -> float:
+    """Relative standard error of the median of lone cubes' ``areas`` (each brought to the
+    floor's median spot): 1.25 robust standard deviations over the root of their number (0 for
+    fewer than three)."""
+    if len(areas) < 3:
+        return 0.0
+    v = np.asarray(areas, float)
+    mid = float(np.median(v))
+    return round(1.25 * 1.4826 * float(np.median(np.abs(v - mid))) / mid / math.sqrt(len(v)), 3)
 
 
 LONE_SPREAD = 1.7

@@ -59,6 +59,9 @@ class ColourModel:
     perspective: float = 1.0
     """How much of its side faces this colour's pixels hold: a black cube's side faces, seen off
     axis, are as dark as a shadow and read as tray, so its area grows less toward the edges."""
+    area_error: float = 0.0
+    """Relative standard error of :attr:`area`, from how widely the lone cubes it was measured on
+    spread (0: not measured)."""
     lift: float = 0.0
     """Lightness over the tray's (a ratio) from which a tray-coloured patch is this colour's top
     (0: not used). Set for a colour the tray test cannot tell apart (white on a light tray), when
@@ -191,6 +194,7 @@ def _colour_from_json(data: Any) -> ColourModel:
         face_grey=_optional_number(data, "face_grey", name),
         seam_depth=_optional_number(data, "seam_depth", name),
         perspective=_optional_number(data, "perspective", name, 1.0),
+        area_error=_optional_number(data, "area_error", name),
         lift=_optional_number(data, "lift", name),
     )
 

@@ -13,6 +13,8 @@ import pytest
 from vision import COLOURS, Counter, VisionError, calibrate, format_report, scenes
 from vision import render as rd
 from vision.calibrate import _robust_gaussian, cubes_per_blob
+from vision.grading import AREA_ERROR_LIMIT
+from vision.photos import Sample
 
 from .conftest import rendered_profile
 
@@ -141,3 +143,20 @@ def test_a_calibration_photo_showing_as_many_blobs_as_cubes_has_one_in_each() ->
     assert cubes_per_blob([500, 510, 1010], 4) == [1, 1, 2]  # a touching pair
     assert cubes_per_blob([500, 1000, 1000], 4) is None  # cannot add up to four
     assert cubes_per_blob([300, 320, 340, 360, 380, 1100], 6) is None  # 2.4 cubes: not one
+
+
+def test_the_report_asks_for_more_cubes_where_a_colour_area_is_known_loosely() -> None:
+    """Six cubes of a colour painted unevenly (15%) give its one-cube area to 1-5%; four times as
+    many, to about half that, and the report then has no advice to give."""
+    setup = replace(scenes.condition("ring", (640, 480)), paint_variation=0.15)
+    errors, reports = [], []
+    for per in (6, 24):
+        empty, shots = scenes.calibration_set(setup, seed=1, per_colour=per)
+        profile = calibrate(empty=empty, samples=[Sample(c, n, img, f"{c}-{n}.png")
+                                                  for c, n, img in shots])
+        errors.append([m.area_error for m in profile.colours])
+        reports.append(format_report(profile))
+    few, many = errors
+    assert min(many) > 0 and max(many) <= AREA_ERROR_LIMIT < max(few)
+    assert np.mean(many) < 0.7 * np.mean(few)
+    assert "lay more cubes" in reports[0] and "lay more cubes" not in reports[1]
