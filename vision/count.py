@@ -60,6 +60,12 @@ has nothing to align on."""
 MAX_COLOUR_DISTANCE = 4.5
 """Mahalanobis distance beyond which a pixel is no calibrated colour (unknown)."""
 COVERED = "one cube, partly covered by a neighbour"
+SLIVER = "a sliver against another colour: a cube almost hidden under it?"
+SHADE_SLIVER = "a black sliver against another colour: a shadow, or a cube under it?"
+GLINT_SLIVER = "a white sliver against another colour: a glint, or a cube under it?"
+MOSTLY_COVERED = "one cube, mostly covered by a neighbour"
+TRACES = "specks against another colour: a cube almost hidden under it?"
+FAINT_TRACES = "faint specks against another colour: a cube hidden under it?"
 CREVICE_SHADE = 0.2
 """How far from a black top's grey level toward the bare tray's a black sliver against another
 colour may be lit and still be a cube under it; one lit more is the shade in a crevice between
@@ -70,12 +76,6 @@ changes), 0.28 to 0.34."""
 CREVICE_SPAN = 20.0
 """Fewest grey levels between a black top and the bare tray for :data:`CREVICE_SHADE` to tell:
 where the tray is hardly lighter than black, a sliver's lightness tells nothing."""
-SLIVER = "a sliver against another colour: a cube almost hidden under it?"
-SHADE_SLIVER = "a black sliver against another colour: a shadow, or a cube under it?"
-GLINT_SLIVER = "a white sliver against another colour: a glint, or a cube under it?"
-MOSTLY_COVERED = "one cube, mostly covered by a neighbour"
-TRACES = "specks against another colour: a cube almost hidden under it?"
-FAINT_TRACES = "faint specks against another colour: a cube hidden under it?"
 TRAY_CONFIDENCE = 0.85
 """How sure a sliver or specks of a colour the tray itself shows are no cube: 31 of 34 in
 rendered drops of red and green felt trays (seeds 77, 78 and physics 87); the rest were cubes

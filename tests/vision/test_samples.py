@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
 import cv2
+import numpy as np
 import pytest
 
 from tests.bench.camera_changes import CHANGES
 from vision import Counter, calibrate, load_calibration_dir
 from vision.count import SHADE_SLIVER
+from vision.profile import Profile
 
 ROOT = Path(__file__).resolve().parents[2]
 CANDIDATES = [
@@ -60,10 +63,7 @@ def test_the_sample_seen_by_another_camera_counts_exactly_or_asks(name: str) -> 
     coloured cube), and every count is right or asks."""
     assert RING is not None
     change = CHANGES[name]
-    empty, samples = load_calibration_dir(RING / "calib")
-    profile = calibrate(
-        empty=change(empty), samples=[replace(s, image=change(s.image)) for s in samples]
-    )
+    profile = _calibrated_through(change)
     assert all(m.reliable for m in profile.colours), [(m.name, m.note) for m in profile.colours]
     counter = Counter(profile)
     images = sorted((RING / "tests").glob("*.jpg"))
@@ -85,10 +85,7 @@ def test_a_slanted_view_is_fitted_as_a_tilt_not_as_side_faces() -> None:
     asked. The tops that seams cut pin the tilt."""
     assert RING is not None
     change = CHANGES["keystone"]
-    empty, samples = load_calibration_dir(RING / "calib")
-    profile = calibrate(
-        empty=change(empty), samples=[replace(s, image=change(s.image)) for s in samples]
-    )
+    profile = _calibrated_through(change)
     assert profile.area_map.slope[1] > 0.3 and profile.area_map.lift < 0.0015, profile.area_map
     counter = Counter(profile)
     asked = 0
@@ -107,10 +104,17 @@ def test_the_shade_in_a_crevice_between_cubes_is_no_black_cube(name: str) -> Non
     the way from black paint to the tray, they are shade, and ask nothing."""
     assert RING is not None
     change = CHANGES[name]
-    empty, samples = load_calibration_dir(RING / "calib")
-    counter = Counter(calibrate(
-        empty=change(empty), samples=[replace(s, image=change(s.image)) for s in samples]))
+    counter = Counter(_calibrated_through(change))
     for photo in ("001", "010"):
         res = counter.count(change(cv2.imread(str(RING / "tests" / f"{photo}.jpg"))))
         assert not [b for b in res.blobs if b.reason == SHADE_SLIVER], (photo, res.reasons)
         assert res.counts["black"] == 0
+
+
+def _calibrated_through(change: Callable[[np.ndarray], np.ndarray]) -> Profile:
+    """The sample's calibration folder, every photo first changed as another camera takes it."""
+    assert RING is not None
+    empty, samples = load_calibration_dir(RING / "calib")
+    return calibrate(
+        empty=change(empty), samples=[replace(s, image=change(s.image)) for s in samples]
+    )
