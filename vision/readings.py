@@ -24,12 +24,22 @@ sample taken 1.33 times closer: the tray rim's shadow and glare at the floor's e
 long and 0.2 thick, read as a black and a white cube."""
 
 
+BUMP_RATIO, BUMP_FILL = 1.15, 0.86
+"""A cube's area and more that fills less of its least rectangle than a square does: the corner
+of another cube lying under it bulges from one side. In 845 rendered drops (harder piles seed 183,
+physics 184; 13 setups, paint varying), 3 of 9 such blobs read as one cube held two (a tenth to a
+quarter of the second showing), against 4 of 2,569 other blobs read so above 1.05 cube areas;
+a lone cube fills 0.93 of its rectangle or more in 95 of 100 (median 0.97)."""
+BUMP_CONFIDENCE = 0.67
+ONE_WITH_BUMP = "one cube, bulging on one side (another's corner under it?)"
+
+
 ROW_OR_BLOCK = "row or block of"
 """How a filled rectangle of whole cubes (a flush row, a block) is read: counted by its length."""
 
 
 def read_blob(
-    area_ratio: float, long_side: float, short_side: float, solidity: float, fill: float = 0.0
+    area_ratio: float, long_side: float, short_side: float, solidity: float, fill: float
 ) -> tuple[int, float, str]:
     """How many cubes a blob holds, how sure that is, and why.
 
@@ -54,6 +64,8 @@ def read_blob(
                 return 1, 0.98, "one cube, smaller than expected (partly hidden?)"
             if r > 1.27:
                 return 1, 0.85, "one cube, larger than expected (tilted, or hiding another?)"
+            if r > BUMP_RATIO and fill < BUMP_FILL:
+                return 1, BUMP_CONFIDENCE, ONE_WITH_BUMP
             # Wrong 2 times in 12,174 such blobs of rendered drops (both pile mixes).
             return 1, 0.9995, "one cube"
         if r < 1.15:

@@ -15,6 +15,7 @@ from vision.odds import (
 from vision.readings import (
     CONFIRMED_PAIR,
     LINE,
+    ONE_WITH_BUMP,
     OUTVOTED_CONFIDENCE,
     ROW_OR_BLOCK,
     Reading,
@@ -116,3 +117,13 @@ def test_a_confirmed_pile_of_three_with_room_for_a_fourth_is_doubted_more() -> N
     assert hidden(3, 3.4) == LOOSE_PILE_RISK > 2 * HIDDEN_RISK
     assert hidden(8, 9.5) == LOOSE_PILE_RISK > 7 * HIDDEN_RISK
     assert hidden(16, 18.0) == 15 * HIDDEN_RISK > LOOSE_PILE_RISK
+
+
+def test_a_cube_bulging_on_one_side_may_hide_another_corner_and_asks() -> None:
+    """A cube's area and a fifth more in a shape filling 0.78 of its least rectangle: a lone
+    cube fills 0.93 or more (95 in 100); in rendered drops a third of such blobs held a second
+    cube, a tenth to a quarter of it showing (cool-cast, harder piles seed 183, #19)."""
+    n, conf, why = read_blob(1.22, 1.38, 1.13, 1.0, 0.78)
+    assert (n, why) == (1, ONE_WITH_BUMP) and conf < REVIEW_BELOW
+    assert read_blob(1.22, 1.2, 1.12, 1.0, 0.95)[:2] == (1, 0.9995)  # square: one cube
+    assert read_blob(1.1, 1.3, 1.1, 1.0, 0.78)[:2] == (1, 0.9995)  # no more than a cube's area
