@@ -25,6 +25,7 @@ from vision.cues import cut_at_seams, neck_count, seam_count, seam_tops, tilted_
 from vision.faint import outlined_tops
 from vision.odds import BEAM_FLOOR, REVIEW_BELOW, beam_confidence, beam_fix
 from vision.outlines import Detection, cube_detections, detection
+from vision.outside import OutsideWatch
 from vision.profile import COLOURS, Profile, VisionError
 from vision.readings import (
     NOISE_FRACTION,
@@ -249,6 +250,7 @@ class Counter:
         self.lifts = [(i + 1, c.lift) for i, c in enumerate(profile.colours) if c.lift > 0]
         plain = [c.area for c in profile.colours if not c.lift] or [c.area for c in profile.colours]
         self.plain_area = float(np.median(plain))
+        self.outside = OutsideWatch(self.background, self.roi, math.sqrt(self.plain_area))
         # One throw-away count so the first real one is not slowed by first-use set-up costs.
         self.count(self.background)
 
@@ -370,6 +372,9 @@ class Counter:
         labels = np.where(absorbed > 0, pixels.TRAY, labels).astype(np.uint8)
         if labels.size:
             forced += self._unknown_objects(labels, joins.get(BETWEEN), base)
+        if seen.work is not None:
+            forced += self.outside.objects(seen.work, seen.alignment, seen.gain, seen.labels,
+                                           self.profile.scale)
         if confidence < REVIEW_BELOW and not doubts:
             doubts.append("several readings each a little uncertain")
         if expected_total is not None and total != expected_total:

@@ -1,0 +1,71 @@
+"""Cube-sized changes on the tray just outside the floor the counter reads: a cube that came to
+rest up the tower's chute or on the rim, which no count can hold, so the count asks."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from vision import pixels
+from vision.align import Alignment
+
+BAND_SIDES = 3.0
+"""How far past the read floor (in cube sides) the tray is watched: the rim and the chute."""
+CHANGE = 25.0
+"""Lab distance from the empty tray (at the frame's exposure) that marks a pixel as changed."""
+SMALLEST = 0.4
+"""Least changed area (in cube areas) that asks: a cube lying flat shows about 1."""
+STEP = 2
+"""The band is looked at on every second working pixel each way (a cube is still ~10 across)."""
+
+
+class OutsideWatch:
+    """The band of the empty tray (rim, chute) within :data:`BAND_SIDES` cube sides outside the
+    read floor, sampled once at calibration scale, and the check of a frame against it."""
+
+    def __init__(self, background: np.ndarray, roi: np.ndarray, side: float) -> None:
+        k = 2 * round(BAND_SIDES * side) + 1
+        grown = cv2.dilate(roi, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+        band = cv2.bitwise_and(grown, cv2.bitwise_not(roi))[::STEP, ::STEP]
+        self.shape = band.shape
+        ys, xs = np.nonzero(band)
+        self.cells = (ys, xs)
+        self.points = np.stack([xs * STEP, ys * STEP, np.ones_like(xs)]).astype(np.float64)
+        self.empty = background[ys * STEP, xs * STEP].astype(np.float32)
+        self.smallest = SMALLEST * side * side / STEP**2
+        self.half = 0.5 * side * side / STEP**2
+
+    def objects(
+        self, work: np.ndarray, alignment: Alignment, gain: float, labels: np.ndarray,
+        scale: float,
+    ) -> list[str]:
+        """One doubt per cube-sized change in the band of a working frame exposed ``gain``
+        times the calibration's, the tray moved by ``alignment``. A change under half a cube
+        touching what the counter labelled (``labels``) is the outer part of a cube across the
+        floor's edge, read inside it."""
+        if not self.points.size:
+            return []
+        h, w = work.shape[:2]
+        moved = alignment.warp.astype(np.float64) @ self.points
+        fx = np.clip(np.rint(moved[0]), 0, w - 1).astype(np.intp)
+        fy = np.clip(np.rint(moved[1]), 0, h - 1).astype(np.intp)
+        both = np.concatenate([work[fy, fx], np.clip(self.empty * gain, 0, 255).astype(np.uint8)])
+        lab = cv2.cvtColor(both.reshape(-1, 1, 3), cv2.COLOR_BGR2LAB).reshape(2, -1, 3)
+        far = np.linalg.norm(lab[0].astype(np.float32) - lab[1], axis=1) > CHANGE
+        if np.count_nonzero(far) < self.smallest:
+            return []
+        changed = np.zeros(self.shape, np.uint8)
+        changed[self.cells[0][far], self.cells[1][far]] = 1
+        changed = cv2.morphologyEx(changed, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
+        n, comp, stats, cents = pixels.components(changed)
+        read = cv2.dilate((labels[::STEP, ::STEP] != pixels.TRAY).view(np.uint8),
+                          np.ones((3, 3), np.uint8))[: self.shape[0], : self.shape[1]]
+        out = []
+        for j in range(1, n):
+            area = stats[j, cv2.CC_STAT_AREA]
+            if area < self.smallest or (area < self.half and read[comp == j].any()):
+                continue
+            x, y = cents[j] * STEP / scale
+            out.append(f"something on the tray outside its floor at ({x:.0f}, {y:.0f}): "
+                       "a cube on the rim or the chute?")
+        return out
