@@ -220,7 +220,6 @@ class Counter:
         self.size = profile.work_size
         self.background = profile.background()
         self.bg_lab = cv2.cvtColor(self.background, cv2.COLOR_BGR2LAB)
-        self.bg_grey = cv2.cvtColor(self.background, cv2.COLOR_BGR2GRAY)
         self.aligner = Aligner(self.background)
         # A tray seen without edges or texture (the camera sees only plain floor) cannot be
         # aligned, and need not be: a poor alignment then raises no doubt.
@@ -713,8 +712,9 @@ class Counter:
         more than :data:`CREVICE_SHADE` of the way from a black top to the bare tray there."""
         inv = cv2.invertAffineTransform(seen.alignment.warp.astype(np.float64))
         bx, by = inv @ np.array([at[0], at[1], 1.0])
-        h, w = self.bg_grey.shape
-        tray = float(self.bg_grey[min(h - 1, max(0, round(by))), min(w - 1, max(0, round(bx)))])
+        h, w = self.background.shape[:2]
+        y, x = min(h - 1, max(0, round(by))), min(w - 1, max(0, round(bx)))
+        tray = float(cv2.cvtColor(self.background[y : y + 1, x : x + 1], cv2.COLOR_BGR2GRAY)[0, 0])
         black = self.profile.colours[index].face_grey
         span = (tray - black) * seen.gain
         return span >= CREVICE_SPAN and lit - black * seen.gain > CREVICE_SHADE * span

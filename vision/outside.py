@@ -59,7 +59,7 @@ class OutsideWatch:
         changed = cv2.morphologyEx(changed, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
         n, comp, stats, cents = pixels.components(changed)
         read = cv2.dilate((labels[::STEP, ::STEP] != pixels.TRAY).view(np.uint8),
-                          np.ones((3, 3), np.uint8))[: self.shape[0], : self.shape[1]]
+                          np.ones((3, 3), np.uint8))
         out = []
         for j in range(1, n):
             area = stats[j, cv2.CC_STAT_AREA]
