@@ -685,10 +685,9 @@ class Counter:
             # One whole top in a blob too large or misshapen for one cube is also what a cube
             # lying on another shows (the one below peeks out, or is lost in the seams): the
             # seams confirm a single cube only when its faces show it clearly tilted.
-            if seam is not None and ((tilted and not whole_tops) or not n == seam[0] == 1):
-                n_s, conf_s = seam
-                reading = second_cue(ratio, reading, n_s, conf_s, "seams agree",
-                                     f"the seams suggest {n_s}", keep=tilted)
+            if seam is not None and ((tilted and not whole_tops) or not n == seam.n == 1):
+                reading = second_cue(ratio, reading, seam.n, seam.confidence, "seams agree",
+                                     f"the seams suggest {seam.n}", keep=tilted or not seam.firm)
         if reading.confidence < NECK_CONFIDENCE and ratio >= 1.3:
             necks = neck_count(sub, math.sqrt(expected))
             if necks is not None and not (whole_tops and necks == 1):

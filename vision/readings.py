@@ -221,9 +221,10 @@ def second_cue(
     Agreement is taken as sure as the surer cue, no more: both miss a cube hidden under another,
     so their agreement is not independent evidence, and a pile can hide a cube under the others
     whatever its top shows. Two cues that disagree mean one is wrong, so the blob asks; the cue's
-    count is kept when the area allows it (it sees what area alone cannot), unless ``keep``:
-    a cube whose faces show it tilted is cut by its own edges into pieces that look like more
-    tops (34 of 34 such blobs in rendered drops held one cube).
+    count is kept when the area allows it (it sees what area alone cannot), unless ``keep``, a
+    cue known to err there: a cube whose faces show it tilted is cut by its own edges into pieces
+    that look like more tops (34 of 34 such blobs in rendered drops held one cube), and seams
+    resting on a piece well short of its whole tops (:data:`~vision.cues.FIRM_SHORT`) overcount.
     """
     n, conf, why, hidden, disputed = reading
     if cue_n == n:
