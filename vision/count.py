@@ -42,6 +42,7 @@ from vision.traces import (
     FAINT_FRACTION,
     REACH,
     SLIVER_FRACTION,
+    SPECK_PIXELS,
     Colour,
     Trace,
     hidden_traces,
@@ -247,6 +248,12 @@ class Counter:
             for i, c in enumerate(profile.colours)
         ]
         self.lifts = [(i + 1, c.lift) for i, c in enumerate(profile.colours) if c.lift > 0]
+        # Fewest pixels of a colour worth reading: a sliver's, or for a colour whose specks are
+        # searched for a hidden cube's traces, one speck's (they may be all a drop shows of it).
+        self.least_present = [
+            SPECK_PIXELS if self._traced(i) else self._min_pixels(i, SLIVER_FRACTION)
+            for i in range(len(profile.colours))
+        ]
         plain = [c.area for c in profile.colours if not c.lift] or [c.area for c in profile.colours]
         self.plain_area = float(np.median(plain))
         self.outside = OutsideWatch(self.background, self.roi, math.sqrt(self.plain_area))
@@ -342,7 +349,7 @@ class Counter:
         absorbed = np.zeros(labels.shape, np.uint8)
         for index, name in enumerate(self.names):
             # A sliver, or specks of a chromatic colour together, may be a cube under another.
-            if present[index + 1] < self._min_pixels(index, SLIVER_FRACTION):
+            if present[index + 1] < self.least_present[index]:
                 continue
             extra = joins.get(index + 1)
             found = self._colour_blobs(seen, labels, index, extra, absorbed, base, grey)
@@ -410,6 +417,10 @@ class Counter:
         may be a cube under it, and asks (a coloured cube's specks are its traces instead)."""
         return self._min_pixels(index, NOISE_FRACTION if self.chromatic[index] else SLIVER_FRACTION)
 
+    def _traced(self, index: int) -> bool:
+        """Whether a colour's specks are searched for traces of a cube hidden under others."""
+        return bool(self.chromatic[index] and not self.profile.colours[index].lift)
+
     def _min_pixels(self, index: int, fraction: float = NOISE_FRACTION) -> float:
         """Fewest pixels of a colour worth looking at for ``fraction`` of a cube (half that
         many of the colour's mean cube: a cube may be smaller where it lies)."""
@@ -475,7 +486,7 @@ class Counter:
         # Black and white specks are as often shade and glare; those of a colour that blends into
         # the tray as often the tray between cubes (pale tray, warm light: 13 of 13 white specks
         # beside yellow cubes in 20 rendered drops).
-        if self.chromatic[index] and not self.profile.colours[index].lift:
+        if self._traced(index):
             slivers = [b.box for b, _ in out if b.reason == SLIVER]
             traces = hidden_traces(
                 self.trace_colours[index], own[y0:y1, x0:x1], comp, counted,

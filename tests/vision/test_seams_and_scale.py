@@ -125,6 +125,18 @@ def test_a_cube_almost_hidden_under_another_colour_asks(ring: tuple, offset: flo
     assert counter.count(img, expected_total=2).needs_review
 
 
+def test_the_faint_traces_of_a_colour_a_drop_shows_nothing_else_of_ask() -> None:
+    """Rendered drop (harder piles seed 202, wide-frame #1, paint varying by 15%): the drop's one
+    red cube lies under a yellow one, 15% of it in sight as a thin strip that the labels show as
+    13 red pixels. A colour with fewer pixels than a sliver's was not looked at, so its traces
+    were never searched: the drop counted no red, sure at 1.0."""
+    counter, img, truth = bench_drop("wide-frame", 202, 1, paint=0.15)
+    assert truth.counts["red"] == 1
+    res = counter.count(img)
+    assert res.needs_review
+    assert any(r.startswith("red") and "specks" in r for r in res.reasons), res.reasons
+
+
 def test_a_cube_under_another_colour_showing_only_specks_is_counted_and_asks(
     ring: tuple,
 ) -> None:
