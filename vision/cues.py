@@ -255,8 +255,8 @@ def seam_tops(cut: SeamCut, top_core: float, face: float) -> int:
 
 
 def seam_count(cut: SeamCut, top_core: float, face: float, ratio: float) -> SeamReading | None:
-    """Cubes in a blob of ``ratio`` cube areas from its seam-cut pieces, and how sure that is,
-    when every piece reads cleanly; else None.
+    """Cubes in a blob of ``ratio`` cube areas from its seam-cut pieces, how sure that is, and
+    whether it may overrule the area's count, when every piece reads cleanly; else None.
 
     Each piece is a whole number of cube tops (its area against a lone flat cube's core area
     there, ``top_core``), lit like a flat top (``face``); a face turned from the light, a piece

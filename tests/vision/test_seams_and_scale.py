@@ -384,12 +384,12 @@ def test_a_piece_of_several_tops_may_spread_as_the_root_of_their_number() -> Non
         sizes = np.array([100.0, 100.0, 100.0 * pair])
         return SeamCut(labels, sizes, sizes * face)
 
-    read = seam_count(cut(2.33), top_core, face, 4.4)
-    assert read == (4, pytest.approx(PIECE_CONFIDENCE**3), True)  # as sure as whole pieces
+    three_pieces = pytest.approx(PIECE_CONFIDENCE**3)  # as sure as whole pieces
+    assert seam_count(cut(2.33), top_core, face, 4.4) == (4, three_pieces, True)
     assert seam_count(cut(2.45), top_core, face, 4.5) is None
     # Well short of two tops, a piece is as often one and the crevices beside it: its count may
     # confirm the area's, not overrule it.
-    assert seam_count(cut(1.7), top_core, face, 3.8) == (4, pytest.approx(0.995**3), False)
+    assert seam_count(cut(1.7), top_core, face, 3.8) == (4, three_pieces, False)
 
 
 @pytest.mark.parametrize(("name", "seed", "k", "piles", "colour"), [
