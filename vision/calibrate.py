@@ -29,7 +29,7 @@ from vision.align import align, warp_image
 from vision.areamap import AreaMap, fit_area_map
 from vision.count import Counter
 from vision.cues import SEAM_DEPTH, seam_hat, seam_pieces
-from vision.grading import grade
+from vision.grading import SEPARATE_FROM_TRAY, grade
 from vision.photos import Sample, calibration_files, read_image
 from vision.profile import (
     ACHROMATIC,
@@ -346,10 +346,14 @@ class _Calibration:
         )
         graded = self._graded(profile, work)
         for colour in ACHROMATIC:
-            if not graded.colour(colour).reliable:
-                lifted = self._try_lift(profile, graded, work, colour)
-                if lifted is not None:
-                    profile, graded = lifted
+            model = graded.colour(colour)
+            if not model.reliable:
+                found = self._try_lift(profile, graded, work, colour)
+                if found is None and model.tray_separation < SEPARATE_FROM_TRAY:
+                    outlined = _changed(profile, colour, outlined=True)
+                    found = self._kept_if_right(outlined, work, colour)
+                if found is not None:
+                    profile, graded = found
         return graded
 
     def _graded(self, profile: Profile, work: list[np.ndarray]) -> Profile:
@@ -393,12 +397,18 @@ class _Calibration:
         if level - floor < LIFT_MIN_STEP:
             return None
         lift = round(floor + LIFT_SHARE * (level - floor), 4)
-        base = _changed(profile, colour, lift=lift)
-        lifted = self._graded(base, work)
+        return self._kept_if_right(_changed(profile, colour, lift=lift), work, colour)
+
+    def _kept_if_right(
+        self, base: Profile, work: list[np.ndarray], colour: str
+    ) -> tuple[Profile, Profile] | None:
+        """``base``, finding ``colour`` another way (by a lift, by outlines), before and after
+        grading, if every calibration photo then counts that colour right; else None."""
+        graded = self._graded(base, work)
         for s, got in zip(self.samples, self.verified, strict=True):
             if got[colour] != (s.n if s.colour == colour else 0):
                 return None
-        return base, lifted
+        return base, graded
 
     def _choose_scale(self) -> float:
         """Scale so a cube's side is ~TARGET_SIDE working pixels (measured on a first pass)."""

@@ -248,13 +248,15 @@ class Counter:
             for i, c in enumerate(profile.colours)
         ]
         self.lifts = [(i + 1, c.lift) for i, c in enumerate(profile.colours) if c.lift > 0]
+        self.outlined = [i + 1 for i, c in enumerate(profile.colours) if c.lift > 0 or c.outlined]
         # Fewest pixels of a colour worth reading: a sliver's, or for a colour whose specks are
         # searched for a hidden cube's traces, one speck's (they may be all a drop shows of it).
         self.least_present = [
             SPECK_PIXELS if self._traced(i) else self._min_pixels(i, SLIVER_FRACTION)
             for i in range(len(profile.colours))
         ]
-        plain = [c.area for c in profile.colours if not c.lift] or [c.area for c in profile.colours]
+        plain = ([c.area for c in profile.colours if not (c.lift or c.outlined)]
+                 or [c.area for c in profile.colours])
         self.plain_area = float(np.median(plain))
         self.outside = OutsideWatch(self.background, self.roi, math.sqrt(self.plain_area))
         # One throw-away count so the first real one is not slowed by first-use set-up costs.
@@ -283,7 +285,7 @@ class Counter:
         labels, gain, box = self.labeller.labels(
             work, al, self.lut_class, self.lut_dist, MAX_COLOUR_DISTANCE, self.lifts
         )
-        if self.lifts:
+        if self.outlined:
             box = self._outlined(work, al, labels, box)
         h, w = labels.shape
         pad = 4
@@ -304,7 +306,7 @@ class Counter:
         (in place), and return the box grown to hold them."""
         size = (labels.shape[1], labels.shape[0])
         roi = cv2.warpAffine(self.roi, al.warp, size, flags=cv2.INTER_NEAREST)
-        for cls, _ in self.lifts:
+        for cls in self.outlined:
             tops = outlined_tops(work, labels, cls, roi, self._plain_top_area)
             rect = cv2.boundingRect(tops)
             if rect[2] == 0:

@@ -44,7 +44,7 @@ def grade(
                       for s, counts in zip(samples, repainted, strict=True))
         reliable = (m.reliable and not problems and tray_sep >= SEPARATE_FROM_TRAY
                     and colour_sep >= SEPARATE_FROM_COLOURS and not glare and not m.lift
-                    and not fragile)
+                    and not m.outlined and not fragile)
         note = "" if reliable else m.note or _advice(
             m, glare, tray_sep, colour_sep, problems, fragile)
         grades = {"tray_separation": round(tray_sep, 3),
@@ -97,6 +97,8 @@ def _advice(
     if m.lift:
         return (f"{m.name} blends into the tray and is found only by its slightly lighter "
                 f"top: {MID_GREY}")
+    if m.outlined:
+        return f"{m.name} blends into the tray and is found only by its tops' outlines: {MID_GREY}"
     if glare:
         return ("black tops mirror a single hard light and look like the tray where they catch "
                 "it: use diffuse light (a ring light)")

@@ -66,6 +66,11 @@ class ColourModel:
     """Lightness over the tray's (a ratio) from which a tray-coloured patch is this colour's top
     (0: not used). Set for a colour the tray test cannot tell apart (white on a light tray), when
     calibration found that its tops, a little lighter than the tray, count it right."""
+    outlined: bool = False
+    """Whether this colour's tops are found by their outlines alone: set for a colour the tray
+    test cannot tell apart and no :attr:`lift` finds (white cubes painted unevenly on a light
+    tray, some of them darker than it), when calibration found that its outlined tops count it
+    right. (A lifted colour is outlined too.)"""
 
 
 @dataclass(frozen=True)
@@ -165,6 +170,14 @@ def _optional_number(
     return float(value)
 
 
+def _optional_flag(data: dict[str, Any], key: str, name: str) -> bool:
+    """A true-or-false field added after version 1 was fixed: absent means false."""
+    value = data.get(key, False)
+    if not isinstance(value, bool):
+        raise ValueError(f"colour '{name}': '{key}' must be true or false")
+    return value
+
+
 def _colour_from_json(data: Any) -> ColourModel:
     if not isinstance(data, dict):
         raise ValueError("each entry of 'colours' must be an object")
@@ -196,6 +209,7 @@ def _colour_from_json(data: Any) -> ColourModel:
         perspective=_optional_number(data, "perspective", name, 1.0),
         area_error=_optional_number(data, "area_error", name),
         lift=_optional_number(data, "lift", name),
+        outlined=_optional_flag(data, "outlined", name),
     )
 
 
