@@ -29,7 +29,7 @@ from vision.align import align, warp_image
 from vision.areamap import AreaMap, fit_area_map
 from vision.count import Counter
 from vision.cues import SEAM_DEPTH, seam_hat, seam_pieces
-from vision.grading import SEPARATE_FROM_TRAY, grade
+from vision.grading import grade
 from vision.photos import Sample, calibration_files, read_image
 from vision.profile import (
     ACHROMATIC,
@@ -349,7 +349,8 @@ class _Calibration:
             model = graded.colour(colour)
             if not model.reliable:
                 found = self._try_lift(profile, graded, work, colour)
-                if found is None and model.tray_separation < SEPARATE_FROM_TRAY:
+                glare = colour == "black" and self.shadow_depth < HARD_LIGHT
+                if found is None and not glare:
                     outlined = _changed(profile, colour, outlined=True)
                     found = self._kept_if_right(outlined, work, colour)
                 if found is not None:
