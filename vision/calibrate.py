@@ -346,11 +346,10 @@ class _Calibration:
         )
         graded = self._graded(profile, work)
         for colour in ACHROMATIC:
-            model = graded.colour(colour)
-            if not model.reliable:
+            if not graded.colour(colour).reliable:
                 found = self._try_lift(profile, graded, work, colour)
-                glare = colour == "black" and self.shadow_depth < HARD_LIGHT
-                if found is None and not glare:
+                # Not black under one hard lamp: its crisp shadows ring squares as tops do.
+                if found is None and not (colour == "black" and self.hard_light):
                     outlined = _changed(profile, colour, outlined=True)
                     found = self._kept_if_right(outlined, work, colour)
                 if found is not None:
@@ -666,8 +665,12 @@ class _Calibration:
                 _repainted_counts(counter, s, frame) if s.colour not in ACHROMATIC else ()
                 for s, frame in zip(self.samples, work, strict=True)
             ]
-        hard_light = self.shadow_depth < HARD_LIGHT
-        return grade(profile, self.samples, self.verified, hard_light, self.repainted)
+        return grade(profile, self.samples, self.verified, self.hard_light, self.repainted)
+
+    @property
+    def hard_light(self) -> bool:
+        """Whether the light is one hard lamp, which black tops glint back like the tray."""
+        return self.shadow_depth < HARD_LIGHT
 
 
 def area_error(areas: Sequence[float]) -> float:
