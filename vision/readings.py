@@ -34,6 +34,11 @@ BUMP_CONFIDENCE = 0.67
 ONE_WITH_BUMP = "one cube, bulging on one side (another's corner under it?)"
 
 
+TOO_LARGE = "far more than a drop's cubes cover: no cube's colour, or an object on the tray?"
+"""Why a blob larger than :data:`MAX_CLUSTER` cubes could cover holds none: no drop holds that
+many, so the colour's calibrated area is wrong or the blob is something else (a sheet, a card)."""
+
+
 ROW_OR_BLOCK = "row or block of"
 """How a filled rectangle of whole cubes (a flush row, a block) is read: counted by its length."""
 
@@ -83,6 +88,8 @@ def read_blob(
         # Not square, so not one cube (22 of 22 such blobs in rendered drops held two), unless
         # one on a corner whose faces show it (the counter checks).
         return 2, 0.8, TILT_OR_PAIR
+    if r > 2.0 * MAX_CLUSTER:  # past every likelihood tabulated: no reading would mean anything
+        return 0, 0.0, TOO_LARGE
     # A cluster: read from the simulated likelihood of n cubes (flat, tilted or partly hidden).
     best, post = posterior(r)
     grid = grid_count(long_side, short_side, fill, solidity)

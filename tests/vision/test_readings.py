@@ -18,6 +18,7 @@ from vision.readings import (
     ONE_WITH_BUMP,
     OUTVOTED_CONFIDENCE,
     ROW_OR_BLOCK,
+    TOO_LARGE,
     Reading,
     first_reading,
     read_blob,
@@ -73,6 +74,14 @@ def test_a_blob_much_longer_and_thinner_than_a_cube_is_a_line() -> None:
     n, confidence, why = read_blob(0.9, 6.8, 0.22, 0.95, 0.9)
     assert (n, why) == (0, LINE) and confidence < 0.9
     assert read_blob(0.4, 1.5, 0.3, 0.9, 0.9)[0] == 1  # a hidden cube's strip stays a cube
+
+
+def test_a_blob_larger_than_any_drop_could_cover_holds_no_cube_and_asks() -> None:
+    """Past what MAX_CLUSTER cubes cover, every count is equally unlikely: such a blob was read
+    as one cube (the first of equal likelihoods). It is none, and asks."""
+    n, confidence, why = read_blob(120.0, 12.0, 10.0, 0.95, 0.9)
+    assert (n, why) == (0, TOO_LARGE) and confidence < 0.9
+    assert read_blob(60.0, 9.0, 7.0, 0.95, 0.9)[0] > 40  # a large pile is still counted
 
 
 def test_a_confirmed_pair_is_as_sure_as_its_area_leaves_room_for_a_third_cube() -> None:
