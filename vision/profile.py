@@ -70,7 +70,7 @@ class ColourModel:
     """Whether this colour's tops are found by their outlines alone: set for a colour the tray
     test cannot tell apart and no :attr:`lift` finds (white cubes painted unevenly on a light
     tray, some of them darker than it), when calibration found that its outlined tops count it
-    right. (A lifted colour is outlined too.)"""
+    right (its own photo within a cube). (A lifted colour is outlined too.)"""
 
 
 @dataclass(frozen=True)
