@@ -255,7 +255,7 @@ class Counter:
             SPECK_PIXELS if self._traced(i) else self._min_pixels(i, SLIVER_FRACTION)
             for i in range(len(profile.colours))
         ]
-        plain = ([c.area for c in profile.colours if not (c.lift or c.outlined)]
+        plain = ([c.area for i, c in enumerate(profile.colours) if i + 1 not in self.outlined]
                  or [c.area for c in profile.colours])
         self.plain_area = float(np.median(plain))
         self.outside = OutsideWatch(self.background, self.roi, math.sqrt(self.plain_area))
