@@ -260,13 +260,16 @@ def seam_count(cut: SeamCut, top_core: float, face: float, ratio: float) -> Seam
 
     Each piece is a whole number of cube tops (its area against a lone flat cube's core area
     there, ``top_core``), lit like a flat top (``face``); a face turned from the light, a piece
-    between whole numbers, or much of the blob lost in seams leaves the reading to area.
+    between whole numbers, or much of the blob lost in seams leaves the reading to area. So do
+    pieces holding more than 1.2 tops per cube area of the blob, unless each is a single top: a
+    piece of several tops is then inflated, while single tops are what flat cubes overlapping in
+    view show (each one's side face over the next, off the camera's axis).
     """
     # Measured only where a piece may hold two tops, the one place it decides.
     tops = cut.sizes / top_core
     elongation = (piece_elongation(cut.labels, len(cut.sizes)) if (tops >= SHORT_PAIR).any()
                   else np.ones(len(cut.sizes)))
-    n, conf, kept, read, firm = 0, 1.0, 0.0, 0, True
+    n, conf, kept, read, firm, single = 0, 1.0, 0.0, 0, True, True
     for q, size, light, long in zip(tops, cut.sizes, cut.lightness(face), elongation,
                                     strict=True):
         if q < 0.08:
@@ -284,10 +287,11 @@ def seam_count(cut: SeamCut, top_core: float, face: float, ratio: float) -> Seam
             return None  # a face turned from the light: part of a tilted cube
         conf *= PIECE_CONFIDENCE
         firm = firm and (m == 1 or q > m - FIRM_SHORT)
+        single = single and m == 1
         n += m
         kept += size
         read += 1
-    if n == 0 or not 0.65 <= kept / (top_core * ratio) <= 1.2:
+    if n == 0 or not 0.65 <= kept / (top_core * ratio) <= (math.inf if single else 1.2):
         return None
     if n >= 3 and read == 1:
         return None  # nothing cut: one piece of several tops is the blob's area over again
