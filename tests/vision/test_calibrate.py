@@ -7,6 +7,7 @@ import shutil
 from dataclasses import replace
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 
@@ -64,6 +65,20 @@ def test_badly_named_and_unreadable_files_name_the_file(calib_dir: Path, tmp_pat
     target = next(folder.glob("blue-*.jpg"))
     target.write_bytes(b"garbage")
     with pytest.raises(VisionError, match=rf"{target.name}: not a readable image"):
+        calibrate(folder)
+
+
+def test_a_photo_without_colour_is_an_error_naming_it(calib_dir: Path, tmp_path: Path) -> None:
+    """A camera left in a greyscale mode: the photos decode to equal channels."""
+    folder = _copy(calib_dir, tmp_path / "c")
+    target = next(folder.glob("red-*.jpg"))
+    grey = cv2.cvtColor(cv2.imread(str(target)), cv2.COLOR_BGR2GRAY)
+    cv2.imwrite(str(target), grey)
+    with pytest.raises(VisionError, match=rf"{target.name}: the photo has no colour"):
+        calibrate(folder)
+    cv2.imwrite(str(folder / "empty.png"), cv2.cvtColor(cv2.imread(str(folder / "empty.png")),
+                                                        cv2.COLOR_BGR2GRAY))
+    with pytest.raises(VisionError, match=r"empty\.png: the photo has no colour"):
         calibrate(folder)
 
 
