@@ -30,7 +30,7 @@ from vision.areamap import AreaMap, fit_area_map
 from vision.count import Counter
 from vision.cues import SEAM_DEPTH, seam_hat, seam_pieces
 from vision.grading import grade
-from vision.photos import Sample, calibration_files, in_colour, read_image
+from vision.photos import Sample, calibration_files, colourless, read_image
 from vision.profile import (
     ACHROMATIC,
     COLOURS,
@@ -63,11 +63,11 @@ def calibrate(
             # all the full photos at once was most of calibration's memory.
             return (Sample(c, n, read_image(path), str(path)) for c, n, path in files)
 
-        return _Calibration(in_colour(read_image(empty_path), str(empty_path)), photos).run()
+        return _Calibration(read_image(empty_path), photos).run()
     if empty is None or not samples:
         raise VisionError("calibrate needs a folder, or an empty-tray image and samples")
     given = list(samples)
-    return _Calibration(in_colour(empty, "the empty tray's photo"), lambda: given).run()
+    return _Calibration(empty, lambda: given).run()
 
 
 FLOOR_GROWTH = 1.2
@@ -433,7 +433,12 @@ class _Calibration:
                     f"{s.name}: size {s.image.shape[1]}x{s.image.shape[0]} differs from "
                     f"the empty tray's {w}x{h}"
                 )
-            mask = _cube_mask(pixels.to_working(in_colour(s.image, s.name), size), bg, roi, s.n)
+            if s.colour not in ACHROMATIC and colourless(s.image):
+                raise VisionError(
+                    f"{s.name}: the photo has no colour (is the camera in a greyscale mode?): "
+                    f"{s.colour} cubes are told apart by their colour"
+                )
+            mask = _cube_mask(pixels.to_working(s.image, size), bg, roi, s.n)
             areas.extend(a for a, _, _ in _components(mask, roi, 12))
             names.append(s.name)
         if not areas:

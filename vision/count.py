@@ -229,6 +229,9 @@ class Counter:
         g = self.aligner.template
         edges = np.hypot(cv2.Sobel(g, cv2.CV_32F, 1, 0), cv2.Sobel(g, cv2.CV_32F, 0, 1))
         self.featureless = float(np.percentile(edges, 99)) < FEATURELESS
+        self.tray_in_colour = not colourless(self.background)
+        """Whether the calibrated empty tray shows colour, so that a photo without any was taken
+        without colour (a neutral grey tray in neutral light may show none)."""
         self.roi = pixels.roi_mask(profile.roi, self.size)
         means = np.array([c.mean for c in profile.colours])
         covs = np.array([c.cov for c in profile.colours])
@@ -339,7 +342,7 @@ class Counter:
             forced.append(f"tray alignment is poor (correlation {seen.alignment.score:.2f})")
         if not 0.7 <= seen.gain <= 1.4:
             forced.append(f"light differs from calibration (x{seen.gain:.2f})")
-        if colourless(frame):
+        if self.tray_in_colour and colourless(frame):
             forced.append(COLOURLESS)
         doubts: list[str] = []
         counts = {name: 0 for name in COLOURS}

@@ -41,8 +41,9 @@ def read_image(path: Path) -> np.ndarray:
 COLOURLESS_LEVELS = 2
 """Most a pixel's three channels differ in a photo taken without colour: a greyscale camera
 mode's photos, or grey files, decode to equal channels (within a level of rounding). In a colour
-photo they differ by more wherever the sensor's noise or anything coloured shows: half the shared
-sample's pixels, and 1-7% even of rendered neutral trays under neutral light."""
+photo they differ by more wherever anything coloured shows: half the shared sample's pixels, and
+1.4-100% of every named rendered setup's empty tray (its rim, chute, cast or noise); a plain
+grey floor in neutral light, seen with no rim, may show none, nor may black cubes on it."""
 COLOURLESS_SHARE = 0.001
 """Share of pixels under which channels differing by more than :data:`COLOURLESS_LEVELS` leave
 a photo colourless (a few stuck pixels do not make colour)."""
@@ -55,16 +56,6 @@ def colourless(image: np.ndarray) -> bool:
     sample = image[::4, ::4, :3].astype(np.int16)
     spread = sample.max(axis=2) - sample.min(axis=2)
     return float((spread > COLOURLESS_LEVELS).mean()) < COLOURLESS_SHARE
-
-
-def in_colour(image: np.ndarray, name: str) -> np.ndarray:
-    """A calibration photo, or an error naming it when it holds no colour."""
-    if colourless(image):
-        raise VisionError(
-            f"{name}: the photo has no colour (is the camera in a greyscale mode?): "
-            "calibration tells the cubes apart by their colour"
-        )
-    return image
 
 
 def calibration_files(folder: str | Path) -> tuple[Path, list[tuple[str, int, Path]]]:

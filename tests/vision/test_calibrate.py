@@ -68,17 +68,16 @@ def test_badly_named_and_unreadable_files_name_the_file(calib_dir: Path, tmp_pat
         calibrate(folder)
 
 
-def test_a_photo_without_colour_is_an_error_naming_it(calib_dir: Path, tmp_path: Path) -> None:
-    """A camera left in a greyscale mode: the photos decode to equal channels."""
+def test_a_photo_of_coloured_cubes_without_colour_is_an_error_naming_it(
+    calib_dir: Path, tmp_path: Path
+) -> None:
+    """A camera left in a greyscale mode: its photos decode to equal channels. (A photo of black
+    or white cubes on a neutral tray may show no colour, and is no error.)"""
     folder = _copy(calib_dir, tmp_path / "c")
     target = next(folder.glob("red-*.jpg"))
     grey = cv2.cvtColor(cv2.imread(str(target)), cv2.COLOR_BGR2GRAY)
     cv2.imwrite(str(target), grey)
     with pytest.raises(VisionError, match=rf"{target.name}: the photo has no colour"):
-        calibrate(folder)
-    cv2.imwrite(str(folder / "empty.png"), cv2.cvtColor(cv2.imread(str(folder / "empty.png")),
-                                                        cv2.COLOR_BGR2GRAY))
-    with pytest.raises(VisionError, match=r"empty\.png: the photo has no colour"):
         calibrate(folder)
 
 
