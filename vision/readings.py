@@ -233,17 +233,18 @@ def first_reading(n: int, conf: float, why: str, ratio: float) -> Reading:
 
 def second_cue(
     ratio: float, reading: Reading, cue_n: int, cue_conf: float, agree: str, disagree: str,
-    keep: bool = False,
+    keep: bool = False, beyond_area: bool = False,
 ) -> Reading:
     """A blob's reading checked by a second cue's count.
 
     Agreement is taken as sure as the surer cue, no more: both miss a cube hidden under another,
     so their agreement is not independent evidence, and a pile can hide a cube under the others
     whatever its top shows. Two cues that disagree mean one is wrong, so the blob asks; the cue's
-    count is kept when the area allows it (it sees what area alone cannot), unless ``keep``, a
-    cue known to err there: a cube whose faces show it tilted is cut by its own edges into pieces
-    that look like more tops (34 of 34 such blobs in rendered drops held one cube), and seams
-    resting on a piece well short of its whole tops (:data:`~vision.cues.FIRM_SHORT`) overcount.
+    count is kept when the area allows it (it sees what area alone cannot), or even where the
+    area makes it unlikely if ``beyond_area``, unless ``keep``, a cue known to err there: a cube
+    whose faces show it tilted is cut by its own edges into pieces that look like more tops (34
+    of 34 such blobs in rendered drops held one cube), and seams resting on a piece well short
+    of its whole tops (:data:`~vision.cues.FIRM_SHORT`) overcount.
     """
     n, conf, why, hidden, disputed = reading
     if cue_n == n:
@@ -252,6 +253,6 @@ def second_cue(
         elif n == 2 and ratio <= SNUG_PAIR:
             cue_conf = max(cue_conf, CONFIRMED_PAIR)
         return Reading(n, max(conf, cue_conf), f"{why}; {agree}", hidden_risk(n, ratio), disputed)
-    if not keep and (ratio < 1.85 or posterior_of(ratio, cue_n) >= 0.1):
+    if not keep and (beyond_area or ratio < 1.85 or posterior_of(ratio, cue_n) >= 0.1):
         n = cue_n
     return Reading(n, min(conf, 0.8), f"{why}, but {disagree}", hidden, True)

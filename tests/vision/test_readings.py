@@ -82,6 +82,19 @@ def test_two_cues_that_outvote_the_area_leave_the_pile_asking() -> None:
     assert (sure.n, sure.confidence) == (3, 0.99)
 
 
+def test_a_cue_that_sees_past_the_area_is_taken_where_the_area_makes_it_unlikely() -> None:
+    # Two cubes on their edges cover 2.94 cube areas: the area says three and makes two unlikely
+    # (under a tenth). Seams are kept to what the area allows; separate cores, which count a
+    # tilted cube once, are taken all the same. Both ask.
+    area = Reading(3, 0.9, "cluster of 3")
+    seams = second_cue(2.94, area, 2, 0.99, "seams agree", "the seams suggest 2")
+    cores = second_cue(2.94, area, 2, 0.985, "cores apart agree", "2 cores stand apart",
+                       beyond_area=True)
+    assert (seams.n, cores.n) == (3, 2)
+    assert max(seams.confidence, cores.confidence) < REVIEW_BELOW
+    assert second_cue(2.94, area, 2, 0.985, "", "", keep=True, beyond_area=True).n == 3
+
+
 def test_a_blob_much_longer_and_thinner_than_a_cube_is_a_line() -> None:
     n, confidence, why = read_blob(0.9, 6.8, 0.22, 0.95, 0.9)
     assert (n, why) == (0, LINE) and confidence < 0.9
