@@ -706,6 +706,7 @@ class Counter:
             # lying on another shows (the one below peeks out, or is lost in the seams): the
             # seams confirm a single cube only when its faces show it clearly tilted.
             if seam is not None and ((tilted and not whole_tops) or not n == seam.n == 1):
+                # Flat tops painted darker pass for a tilted cube's faces: their seams count.
                 keep = (tilted and not painted) or not seam.firm
                 reading = second_cue(ratio, reading, seam.n, seam.confidence, "seams agree",
                                      f"the seams suggest {seam.n}", keep=keep)
