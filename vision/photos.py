@@ -53,9 +53,11 @@ def colourless(image: np.ndarray) -> bool:
     """Whether a photo holds no colour, so that its cubes cannot be told apart by colour."""
     if image.ndim == 2 or image.shape[2] < 3:
         return True
-    sample = image[::4, ::4, :3].astype(np.int16)
-    spread = sample.max(axis=2) - sample.min(axis=2)
-    return float((spread > COLOURLESS_LEVELS).mean()) < COLOURLESS_SHARE
+    h, w = image.shape[:2]
+    small = cv2.resize(image, (max(1, w // 4), max(1, h // 4)), interpolation=cv2.INTER_NEAREST)
+    b, g, r = cv2.split(small)[:3]
+    spread = cv2.max(cv2.max(cv2.absdiff(b, g), cv2.absdiff(g, r)), cv2.absdiff(b, r))
+    return np.count_nonzero(spread > COLOURLESS_LEVELS) < COLOURLESS_SHARE * spread.size
 
 
 def calibration_files(folder: str | Path) -> tuple[Path, list[tuple[str, int, Path]]]:
