@@ -216,7 +216,8 @@ class SeamCut(NamedTuple):
 
 
 def cut_at_seams(sub: np.ndarray, gray: np.ndarray, side: float, depth: float) -> SeamCut | None:
-    """:func:`seam_pieces` with each piece's area and summed lightness (None: no piece)."""
+    """:func:`seam_pieces` with each piece's area and summed lightness, and the grey levels they
+    come from (None: no piece)."""
     labels, k = seam_pieces(sub, gray, side, depth)
     if k == 0:
         return None
