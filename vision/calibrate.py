@@ -30,7 +30,7 @@ from vision.areamap import AreaMap, fit_area_map
 from vision.count import Counter
 from vision.cues import SEAM_DEPTH, seam_hat, seam_pieces
 from vision.grading import grade
-from vision.photos import Sample, calibration_files, colourless, read_image
+from vision.photos import NO_COLOUR, Sample, calibration_files, colourless, read_image
 from vision.profile import (
     ACHROMATIC,
     COLOURS,
@@ -435,8 +435,7 @@ class _Calibration:
                 )
             if s.colour not in ACHROMATIC and colourless(s.image):
                 raise VisionError(
-                    f"{s.name}: the photo has no colour (is the camera in a greyscale mode?): "
-                    f"{s.colour} cubes are told apart by their colour"
+                    f"{s.name}: {NO_COLOUR}: {s.colour} cubes are told apart by their colour"
                 )
             mask = _cube_mask(pixels.to_working(s.image, size), bg, roi, s.n)
             areas.extend(a for a, _, _ in _components(mask, roi, 12))

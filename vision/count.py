@@ -26,7 +26,7 @@ from vision.faint import outlined_tops
 from vision.odds import BEAM_FLOOR, REVIEW_BELOW, beam_confidence, beam_fix
 from vision.outlines import Detection, cube_detections, detection
 from vision.outside import OutsideWatch
-from vision.photos import colourless
+from vision.photos import NO_COLOUR, colourless
 from vision.profile import COLOURS, Profile, VisionError
 from vision.readings import (
     NOISE_FRACTION,
@@ -62,7 +62,7 @@ FEATURELESS = 12.0
 has nothing to align on."""
 MAX_COLOUR_DISTANCE = 4.5
 """Mahalanobis distance beyond which a pixel is no calibrated colour (unknown)."""
-COLOURLESS = "the photo has no colour (a camera in a greyscale mode?): no cube's colour can be told"
+COLOURLESS = f"{NO_COLOUR}: no cube's colour can be told"
 COVERED = "one cube, partly covered by a neighbour"
 SLIVER = "a sliver against another colour: a cube almost hidden under it?"
 SHADE_SLIVER = "a black sliver against another colour: a shadow, or a cube under it?"

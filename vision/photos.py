@@ -49,6 +49,10 @@ COLOURLESS_SHARE = 0.001
 a photo colourless (a few stuck pixels do not make colour)."""
 
 
+NO_COLOUR = "the photo has no colour (a camera in a greyscale mode?)"
+"""What a count's reason and a calibration error say of a :func:`colourless` photo."""
+
+
 def colourless(image: np.ndarray) -> bool:
     """Whether a photo holds no colour, so that its cubes cannot be told apart by colour."""
     if image.ndim == 2 or image.shape[2] < 3:
