@@ -39,17 +39,20 @@ TOO_LARGE = "far more than a drop's cubes cover: no cube's colour, or an object 
 many, so the colour's calibrated area is wrong or the blob is something else (a sheet, a card)."""
 
 
+AREA_ALLOWS = 0.1
+"""Least posterior weight (:func:`posterior_of`) at which a cluster's area allows a count that
+another cue gives: below it, the area makes that count unlikely."""
 ROW_OR_BLOCK = "row or block of"
 """How a filled rectangle of whole cubes (a flush row, a block) is read: counted by its length."""
 SHAPE_DISPUTES = 0.5
 """How sure a row or block's count is (by its length) when its area makes that count unlikely
-(under a tenth): off the camera's axis, a flush row hides all but one of its cubes' side faces,
-so three show 2.2 cube areas. Rendered drops (harder and sample-like piles, paint varying by 15%;
-seeds 229-233, 2,840 drops over 13 setups and 6 with the camera off axis): 96 blobs whose shape
-gave another count than their area held the shape's 95 times, the area's never; the one whose
-area made it unlikely, an L of three over 2.15 cube areas (wide-lens), was read as two at 0.93.
-So was a row of three over 2.18 cube areas, 2.64 sides long (tilt12, seed 227), and that drop
-did not ask."""
+(under :data:`AREA_ALLOWS`): off the camera's axis, a flush row hides all but one of its cubes'
+side faces, so three show 2.2 cube areas. Rendered drops (harder and sample-like piles, paint
+varying by 15%; seeds 229-233, 2,840 drops over 13 setups and 6 with the camera off axis): 96
+blobs whose shape gave another count than their area held the shape's 95 times, the area's
+never; the one whose area made it unlikely, an L of three over 2.15 cube areas (wide-lens), was
+read as two at 0.93. So was a row of three over 2.18 cube areas, 2.64 sides long (tilt12, seed
+227), and that drop did not ask."""
 
 
 def read_blob(
@@ -108,7 +111,7 @@ def read_blob(
         # A filled rectangle one or two cubes wide is a flush row or block: its length counts
         # the cubes better than its area (neighbours hide each other's sides), surely while the
         # area leaves that count likely.
-        if posterior_of(r, grid) >= 0.1:
+        if posterior_of(r, grid) >= AREA_ALLOWS:
             return grid, 0.96, f"{ROW_OR_BLOCK} {grid}"
         return grid, SHAPE_DISPUTES, f"{ROW_OR_BLOCK} {grid}, but with the area of {best}"
     return best, post, f"cluster of {best}"
@@ -253,6 +256,6 @@ def second_cue(
         elif n == 2 and ratio <= SNUG_PAIR:
             cue_conf = max(cue_conf, CONFIRMED_PAIR)
         return Reading(n, max(conf, cue_conf), f"{why}; {agree}", hidden_risk(n, ratio), disputed)
-    if not keep and (beyond_area or ratio < 1.85 or posterior_of(ratio, cue_n) >= 0.1):
+    if not keep and (beyond_area or ratio < 1.85 or posterior_of(ratio, cue_n) >= AREA_ALLOWS):
         n = cue_n
     return Reading(n, min(conf, 0.8), f"{why}, but {disagree}", hidden, True)
