@@ -18,6 +18,7 @@ from vision.readings import (
     ONE_WITH_BUMP,
     OUTVOTED_CONFIDENCE,
     ROW_OR_BLOCK,
+    TILTED_OR_STACKED,
     TOO_LARGE,
     Reading,
     first_reading,
@@ -161,3 +162,13 @@ def test_a_cube_bulging_on_one_side_may_hide_another_corner_and_asks() -> None:
     assert (n, why) == (1, ONE_WITH_BUMP) and conf < REVIEW_BELOW
     assert read_blob(1.22, 1.2, 1.12, 1.0, 0.95)[:2] == (1, 0.9995)  # square: one cube
     assert read_blob(1.1, 1.3, 1.1, 1.0, 0.78)[:2] == (1, 0.9995)  # no more than a cube's area
+
+
+def test_a_blob_as_wide_as_long_is_one_cube_on_its_corner_however_large() -> None:
+    """Off the camera's axis a cube on its corner shows a hexagon of up to two cube areas and
+    more, 1.5-1.6 cube sides each way; two cubes lie half as long again as wide."""
+    n, conf, why = read_blob(1.92, 1.5, 1.45, 0.98, 0.83)
+    assert (n, why) == (1, TILTED_OR_STACKED) and conf < REVIEW_BELOW
+    assert read_blob(2.07, 1.58, 1.57, 1.0, 0.83)[0] == 1
+    assert read_blob(1.9, 1.73, 1.13, 1.0, 0.97)[0] == 2  # a pair side by side
+    assert read_blob(1.88, 1.83, 1.33, 0.96, 0.77)[0] == 2  # a pair overlapping
