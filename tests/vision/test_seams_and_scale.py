@@ -16,6 +16,7 @@ from vision import render as rd
 from vision.count import ON_ANOTHER
 from vision.cues import (
     PIECE_CONFIDENCE,
+    SHORT_CONFIDENCE,
     SeamCut,
     SeamReading,
     neck_count,
@@ -388,8 +389,8 @@ def test_a_piece_of_several_tops_may_spread_as_the_root_of_their_number() -> Non
     assert seam_count(cut(2.33), top_core, face, 4.4) == (4, three_pieces, True)
     assert seam_count(cut(2.45), top_core, face, 4.5) is None
     # Well short of two tops, a piece is as often one and the crevices beside it: its count may
-    # confirm the area's, not overrule it.
-    assert seam_count(cut(1.7), top_core, face, 3.8) == (4, three_pieces, False)
+    # confirm the area's, not overrule it, and is not sure.
+    assert seam_count(cut(1.7), top_core, face, 3.8) == (4, SHORT_CONFIDENCE, False)
 
 
 def test_a_piece_of_several_tops_holding_a_tilted_cubes_faces_does_not_count() -> None:
@@ -515,3 +516,13 @@ def test_seams_show_every_top_lit_flat_however_unevenly_they_cut() -> None:
     # A face turned from the light (0.7) is no top unless it is whole; a sliver is none.
     assert seam_tops(cut([90, 60, 30], [0.95, 0.7, 0.95]), top_core, face) == 1
     assert seam_tops(cut([90, 80, 30], [0.95, 0.7, 0.95]), top_core, face) == 2
+
+
+def test_seams_short_of_their_tops_agreeing_with_the_area_still_ask() -> None:
+    """Three yellow cubes (one on its corner, one leaning) cut into a piece of 2.68 tops and a
+    single: seams and area both read four (harder piles seed 271, tall-640 #25, paint varying),
+    and the drop did not ask. A piece that far short of its tops is one top too many at times."""
+    counter, img, truth = bench_drop("tall-640", 271, 25, paint=0.15)
+    res = counter.count(img)
+    assert res.counts == truth.counts or res.needs_review, (res.counts, truth.counts)
+    assert any(r.startswith("yellow") and "seams agree" in r for r in res.reasons), res.reasons
