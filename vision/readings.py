@@ -143,26 +143,39 @@ rendered drops (harder piles seeds 114 and 115, physics 116 and 117, half with p
 15%), 50 of 50 held three; most had been read from their area alone, as two, and asked."""
 
 
+GRID_SIDE_FACE = 0.4
+"""Most a flush row or block's outline exceeds its tops (in cube sides), across and along alike:
+off the camera's axis each cube shows side faces, but in a row only those on its outside show,
+so a row of k cubes is k tops long plus one side face, and one top plus that face wide."""
+GRID_SIDE_FACE_TYPICAL = 0.12
+"""The side face most rows show (in cube sides): where two counts fit a rectangle, the one
+needing a side face nearer this is taken."""
+
+
 def grid_count(long_side: float, short_side: float, fill: float, solidity: float) -> int:
     """Cubes in a blob that is a filled rectangle of whole cubes (a row, a 2 x k block) or a 2 x 2
     block missing one corner (an L of three: it fills 3/4 of its box and 6/7 of its hull, more
     where blur or dim light fills its inner corner), else 0.
+
+    A rectangle a tops wide and k long shows its outer side faces only (:data:`GRID_SIDE_FACE`):
+    it is ``a * t + s`` wide and ``k * t + s`` long, with tops of side ``t``.
     """
     if 0.62 <= fill <= 0.8 and 0.8 <= solidity <= L_SOLIDITY:
         return 3 if 0.8 <= short_side / 2 <= long_side / 2 <= 1.12 else 0
     if fill < 0.86 or solidity < 0.93:
         return 0
-    across = round(short_side / 0.95)
-    if across not in (1, 2):
-        return 0
-    cell = short_side / across
-    if not 0.8 <= cell <= 1.12:
-        return 0
-    along = long_side / cell
-    k = round(along)
-    if k < 1 or abs(along - k) > 0.18:
-        return 0
-    return across * k
+    fits = []
+    for across in (1, 2):
+        if abs(long_side - short_side) <= 0.18 * across and 0.8 <= short_side / across <= 1.12:
+            fits.append((0.0, across * across))  # as long as wide: a square block
+        for along in range(across + 1, 2 * MAX_CLUSTER):
+            face = (along * short_side / across - long_side) / (along / across - 1)
+            top = (short_side - max(face, 0.0)) / across
+            if top < 0.72:
+                break  # more cubes only need smaller tops
+            if -0.2 <= face <= GRID_SIDE_FACE and top <= 1.12:
+                fits.append((abs(face - GRID_SIDE_FACE_TYPICAL), across * along))
+    return min(fits)[1] if fits else 0
 
 
 MAX_CLUSTER = 48

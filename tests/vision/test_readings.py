@@ -22,6 +22,7 @@ from vision.readings import (
     TOO_LARGE,
     Reading,
     first_reading,
+    grid_count,
     read_blob,
     second_cue,
 )
@@ -172,3 +173,18 @@ def test_a_blob_as_wide_as_long_is_one_cube_on_its_corner_however_large() -> Non
     assert read_blob(2.07, 1.58, 1.57, 1.0, 0.83)[0] == 1
     assert read_blob(1.9, 1.73, 1.13, 1.0, 0.97)[0] == 2  # a pair side by side
     assert read_blob(1.88, 1.83, 1.33, 0.96, 0.77)[0] == 2  # a pair overlapping
+
+
+def test_a_flush_row_or_block_shows_side_faces_only_on_its_outside() -> None:
+    """Off the camera's axis a flush row of k cubes is k tops plus one side face long and one top
+    plus that face wide, so its length over its width falls short of k (2.71 for three); a 2 x 2
+    block seen so is longer one way than the other. Measured on rendered drops where area alone
+    read them a cube short (sample-like seed 287: tilt12 #26, dim-noisy #8, tall-640 #26)."""
+    assert grid_count(2.522, 0.981, 0.95, 1.0) == 3
+    assert grid_count(2.838, 1.071, 0.965, 1.0) == 3
+    assert grid_count(1.975, 1.804, 0.97, 1.0) == 4
+    assert read_blob(3.455, 1.975, 1.804, 1.0, 0.97)[0] == 4
+    assert grid_count(1.93, 1.09, 0.96, 1.0) == 2  # a row of two
+    assert grid_count(2.12, 0.99, 0.98, 1.0) == 2  # its side shaded off
+    assert grid_count(1.55, 1.1, 0.96, 1.0) == 0  # neither one cube nor two
+    assert grid_count(2.5, 1.9, 0.97, 1.0) == 0  # nor a block of four or six
