@@ -236,7 +236,8 @@ class Counter:
         self.roi = pixels.roi_mask(profile.roi, self.size)
         means = np.array([c.mean for c in profile.colours])
         covs = np.array([c.cov for c in profile.colours])
-        self.lut_class, self.lut_dist = pixels.mahalanobis_lut(means, covs)
+        self.lut_class, self.lut_dist = pixels.mahalanobis_lut(
+            means, covs, [c.glint for c in profile.colours])
         self.names = [c.name for c in profile.colours]
         self.chroma = [pixels.chroma(c.mean) for c in profile.colours]
         self.chromatic = [c >= pixels.CHROMATIC for c in self.chroma]

@@ -83,42 +83,54 @@ def chroma(lab: Sequence[float]) -> float:
 _LUT_CACHE: dict[bytes, tuple[np.ndarray, np.ndarray]] = {}
 
 
-def mahalanobis_lut(means: np.ndarray, covs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def mahalanobis_lut(
+    means: np.ndarray, covs: np.ndarray, glints: Sequence[float] | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """:func:`build_mahalanobis_lut`, remembered for the last few colour models (calibration
     builds several counters on the same colours; tests build many on a few setups)."""
-    key = np.asarray(means, np.float64).tobytes() + np.asarray(covs, np.float64).tobytes()
+    glints = [0.0] * len(means) if glints is None else list(glints)
+    key = b"".join(np.asarray(a, np.float64).tobytes() for a in (means, covs, glints))
     if key not in _LUT_CACHE:
         if len(_LUT_CACHE) >= 8:
             _LUT_CACHE.pop(next(iter(_LUT_CACHE)))
-        _LUT_CACHE[key] = build_mahalanobis_lut(means, covs)
+        _LUT_CACHE[key] = build_mahalanobis_lut(means, covs, glints)
     return _LUT_CACHE[key]
 
 
-def build_mahalanobis_lut(means: np.ndarray, covs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+GLINT_STEPS = (0.0, 1 / 7, 2 / 7, 4 / 7, 1.0)
+"""Shares of a colour's glint (:attr:`ColourModel.glint`) it is matched under, besides none."""
+
+
+def build_mahalanobis_lut(
+    means: np.ndarray, covs: np.ndarray, glints: Sequence[float] | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """For every 15-bit BGR colour: the nearest colour class and its distance.
 
     The distance is Mahalanobis in 8-bit Lab to the class seen under the best of
     :data:`SHADE_SCALES` times its calibrated light, plus a penalty for the change, so a face
-    turned away from the light is still its colour. Computed once per profile so a frame is
-    labelled by a table look-up.
+    turned away from the light is still its colour; a class with a glint (``glints``, linear)
+    is also matched with that much neutral light added (:data:`GLINT_STEPS`), as a black top
+    mirroring a lamp is. Computed once per profile so a frame is labelled by a table look-up.
     """
     q = np.arange(32, dtype=np.int32)
     b, g, r = np.meshgrid(q, q, q, indexing="ij")
     bgr = np.stack([b, g, r], -1).reshape(1, -1, 3).astype(np.uint8) * 8 + 4
     lab = cv2.cvtColor(bgr, cv2.COLOR_BGR2LAB).reshape(-1, 3).astype(np.float32)
     dists = np.empty((len(means), lab.shape[0]), np.float32)
-    for i, (m, c) in enumerate(zip(means, covs, strict=True)):
+    glints = [0.0] * len(means) if glints is None else glints
+    for i, (m, c, glint) in enumerate(zip(means, covs, glints, strict=True)):
         c = np.array(c, np.float64)
         if chroma(m) >= CHROMATIC:
             c[1:, 1:] += np.eye(2) * FACE_CHROMA_SPREAD**2
         inv = np.linalg.inv(c).astype(np.float32)
         base = _linear_of_lab8(m)[0]
         best = np.full(lab.shape[0], np.inf, np.float32)
-        for k in SHADE_SCALES:
-            centre = _lab_of_linear(base[None, :] * k)[0]
-            d = lab - centre
-            dist2 = ((d @ inv) * d).sum(1) + (math.log(k) / SHADE_PENALTY) ** 2
-            np.minimum(best, dist2, out=best)
+        for shine in sorted({glint * step for step in GLINT_STEPS}):
+            for k in SHADE_SCALES:
+                centre = _lab_of_linear(base[None, :] * k + shine)[0]
+                d = lab - centre
+                dist2 = ((d @ inv) * d).sum(1) + (math.log(k) / SHADE_PENALTY) ** 2
+                np.minimum(best, dist2, out=best)
         dists[i] = np.sqrt(best)
     cls = dists.argmin(0)
     return cls.astype(np.uint8), dists[cls, np.arange(lab.shape[0])]

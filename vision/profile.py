@@ -66,6 +66,11 @@ class ColourModel:
     """Lightness over the tray's (a ratio) from which a tray-coloured patch is this colour's top
     (0: not used). Set for a colour the tray test cannot tell apart (white on a light tray), when
     calibration found that its tops, a little lighter than the tray, count it right."""
+    glint: float = 0.0
+    """Most neutral light (linear, a share of white) this colour's faces may mirror on top of
+    their own colour: set for black under one hard lamp, whose tops shine dark grey in the part
+    of the tray where they mirror it (0: none). Such a pixel is black where the tray's range
+    does not explain it."""
     outlined: bool = False
     """Whether this colour's tops are found by their outlines alone: set for a colour the tray
     test cannot tell apart and no :attr:`lift` finds (white cubes painted unevenly on a light
@@ -209,6 +214,7 @@ def _colour_from_json(data: Any) -> ColourModel:
         perspective=_optional_number(data, "perspective", name, 1.0),
         area_error=_optional_number(data, "area_error", name),
         lift=_optional_number(data, "lift", name),
+        glint=_optional_number(data, "glint", name),
         outlined=_optional_flag(data, "outlined", name),
     )
 

@@ -255,6 +255,11 @@ CONDITIONS: dict[str, dict[str, Any]] = {
         "lights": (Light(40, 48, 1.0, shadow=0.85, penumbra_mm=0.6, spec=0.35),),
         "ambient": 0.22,
     },
+    # A desk lamp in a dark room: one hard light, crisp shadows, matte paint that still shines.
+    "desk-lamp": {
+        "lights": (Light(40, 48, 1.0, shadow=0.85, penumbra_mm=0.6, spec=0.06),),
+        "ambient": 0.22,
+    },
     "wood-tray": {
         "floor_rgb": (0.62, 0.45, 0.28),
         "floor_texture": "wood",

@@ -11,7 +11,15 @@ import cv2
 import numpy as np
 import pytest
 
-from vision import COLOURS, Counter, VisionError, calibrate, format_report, scenes
+from vision import (
+    COLOURS,
+    Counter,
+    VisionError,
+    calibrate,
+    format_report,
+    load_profile,
+    scenes,
+)
 from vision import render as rd
 from vision.calibrate import _robust_gaussian, cubes_per_blob
 from vision.grading import AREA_ERROR_LIMIT
@@ -104,6 +112,18 @@ def test_black_under_one_hard_light_warns_even_when_its_photo_counts_right() -> 
     black = profile.colour("black")
     assert not black.reliable and "hard light" in black.note
     assert all(m.reliable for m in profile.colours if m.name != "black")
+
+
+def test_black_under_one_hard_light_is_matched_with_the_lamp_it_mirrors(tmp_path: Path) -> None:
+    """Even matte black tops shine dark grey where they mirror a single hard lamp, so black is
+    also matched with neutral light added (its glint); under diffuse light no colour is."""
+    _, lamp = rendered_profile("desk-lamp")
+    _, ring = rendered_profile("ring")
+    assert lamp.colour("black").glint > 0
+    assert all(m.glint == 0 for m in lamp.colours if m.name != "black")
+    assert all(m.glint == 0 for m in ring.colours)
+    lamp.save(tmp_path / "lamp.json")
+    assert load_profile(tmp_path / "lamp.json").colours == lamp.colours
 
 
 def test_a_colour_whose_cubes_vanish_when_painted_a_little_darker_warns() -> None:
