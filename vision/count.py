@@ -21,7 +21,14 @@ import numpy as np
 
 from vision import pixels
 from vision.align import Aligner, Alignment
-from vision.cues import cut_at_seams, neck_count, seam_count, seam_tops, tilted_face
+from vision.cues import (
+    cut_at_seams,
+    edge_piece,
+    neck_count,
+    seam_count,
+    seam_tops,
+    tilted_face,
+)
 from vision.faint import outlined_tops
 from vision.odds import BEAM_FLOOR, REVIEW_BELOW, beam_confidence, beam_fix
 from vision.outlines import Detection, cube_detections, detection
@@ -31,9 +38,11 @@ from vision.profile import COLOURS, Profile, VisionError
 from vision.readings import (
     NOISE_FRACTION,
     PARTIAL_FRACTION,
+    ROW_OR_BLOCK,
     TILT_OR_PAIR,
     TILTED_OR_STACKED,
     first_reading,
+    posterior,
     posterior_of,
     r_small,
     read_blob,
@@ -111,6 +120,10 @@ not ask (two red cubes flush, partly under others, their piece lit 0.79); of the
 range: :data:`vision.calibrate.PAINT_SPREAD`.)"""
 PAINTED_CONFIDENCE = 0.85
 """How sure such a blob is of one cube: it asks, as a cube lying on another does."""
+EDGE_IN_ROW = "a row's outline, but one piece is a cube on its edge (two faces)"
+EDGE_IN_ROW_CONFIDENCE = 0.8
+"""Most a blob read as a flush row or block is trusted, read by its area instead, when one of its
+seam-cut pieces is a cube on its edge (:func:`~vision.cues.edge_piece`)."""
 NECK_CONFIDENCE = 0.985
 """How sure a pile's reading is when its area and its separate cores give the same count."""
 UNCONFIRMED_PAIR = 0.93
@@ -712,6 +725,13 @@ class Counter:
                 keep = (tilted and not painted) or not seam.firm
                 reading = second_cue(ratio, reading, seam.n, seam.confidence, "seams agree",
                                      f"the seams suggest {seam.n}", keep=keep)
+        if (reading.why == why and why.startswith(ROW_OR_BLOCK) and pieces is not None
+                and edge_piece(pieces, top, face_grey)):
+            # A cube on its edge shows two faces side by side, as two tops in a row do: the
+            # outline then counts it twice, and the area is read instead (and asks).
+            best, post = posterior(ratio)
+            reading = first_reading(best, min(post, EDGE_IN_ROW_CONFIDENCE),
+                                    f"cluster of {best}; {EDGE_IN_ROW}", ratio)
         if reading.confidence < NECK_CONFIDENCE and ratio >= 1.3:
             necks = neck_count(sub, math.sqrt(expected))
             if necks is not None and not (whole_tops and necks == 1):

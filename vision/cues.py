@@ -280,6 +280,23 @@ def seam_tops(cut: SeamCut, top_core: float, face: float) -> int:
     return int(np.count_nonzero((q >= TOP_PIECE) & shown_whole))
 
 
+EDGE_PIECE = (1.2, 1.6)
+EDGE_LIGHT = 0.8
+"""A seam-cut piece of this many tops, lit darker than this (over a flat top), is one cube on
+its edge: its two faces lie side by side uncut, one of them turned from the light. In a flush
+row or block it is what the row's outline counts twice (rendered drops, sample-like seed 312
+and harder 315, cool-cast: rows of three read surely holding an edge cube beside a flat one,
+pieces of 1.37 and 1.39 tops at 0.73 and 0.69); no right row reading among 338 others of
+seeds 314-315 showed such a piece."""
+
+
+def edge_piece(cut: SeamCut, top_core: float, face: float) -> bool:
+    """Whether a seam-cut piece is one cube on its edge (:data:`EDGE_PIECE`)."""
+    tops = cut.sizes / top_core
+    return bool(np.any((EDGE_PIECE[0] <= tops) & (tops <= EDGE_PIECE[1])
+                       & (cut.lightness(face) < EDGE_LIGHT)))
+
+
 def seam_count(cut: SeamCut, top_core: float, face: float, ratio: float) -> SeamReading | None:
     """Cubes in a blob of ``ratio`` cube areas from its seam-cut pieces, how sure that is, and
     whether it may overrule the area's count, when every piece reads cleanly; else None.
