@@ -84,11 +84,10 @@ _LUT_CACHE: dict[bytes, tuple[np.ndarray, np.ndarray]] = {}
 
 
 def mahalanobis_lut(
-    means: np.ndarray, covs: np.ndarray, glints: Sequence[float] | None = None
+    means: np.ndarray, covs: np.ndarray, glints: Sequence[float]
 ) -> tuple[np.ndarray, np.ndarray]:
     """:func:`build_mahalanobis_lut`, remembered for the last few colour models (calibration
     builds several counters on the same colours; tests build many on a few setups)."""
-    glints = [0.0] * len(means) if glints is None else list(glints)
     key = b"".join(np.asarray(a, np.float64).tobytes() for a in (means, covs, glints))
     if key not in _LUT_CACHE:
         if len(_LUT_CACHE) >= 8:
@@ -98,11 +97,11 @@ def mahalanobis_lut(
 
 
 GLINT_STEPS = (0.0, 1 / 7, 2 / 7, 4 / 7, 1.0)
-"""Shares of a colour's glint (:attr:`ColourModel.glint`) it is matched under, besides none."""
+"""Shares of a colour's glint (:attr:`~vision.profile.ColourModel.glint`) it is matched under."""
 
 
 def build_mahalanobis_lut(
-    means: np.ndarray, covs: np.ndarray, glints: Sequence[float] | None = None
+    means: np.ndarray, covs: np.ndarray, glints: Sequence[float]
 ) -> tuple[np.ndarray, np.ndarray]:
     """For every 15-bit BGR colour: the nearest colour class and its distance.
 
@@ -117,7 +116,6 @@ def build_mahalanobis_lut(
     bgr = np.stack([b, g, r], -1).reshape(1, -1, 3).astype(np.uint8) * 8 + 4
     lab = cv2.cvtColor(bgr, cv2.COLOR_BGR2LAB).reshape(-1, 3).astype(np.float32)
     dists = np.empty((len(means), lab.shape[0]), np.float32)
-    glints = [0.0] * len(means) if glints is None else glints
     for i, (m, c, glint) in enumerate(zip(means, covs, glints, strict=True)):
         c = np.array(c, np.float64)
         if chroma(m) >= CHROMATIC:
