@@ -348,9 +348,6 @@ class _Calibration:
             if i in first and first[i].any():
                 masks[i] = first[i]
         models = self._colour_models(work, masks, bg, side)
-        if self.hard_light:
-            models = tuple(replace(m, glint=BLACK_GLINT) if m.name == "black" else m
-                           for m in models)
         profile = Profile(
             image_size=self.image_size,
             scale=scale,
@@ -361,6 +358,8 @@ class _Calibration:
             area_map=AreaMap(),
             colours=models,
         )
+        if self.hard_light:
+            profile = _changed(profile, "black", glint=BLACK_GLINT)
         graded = self._graded(profile, work)
         for colour in ACHROMATIC:
             if not graded.colour(colour).reliable:

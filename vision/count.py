@@ -36,6 +36,7 @@ from vision.outside import OutsideWatch
 from vision.photos import NO_COLOUR, colourless
 from vision.profile import COLOURS, Profile, VisionError
 from vision.readings import (
+    LARGER_THAN_ONE,
     NOISE_FRACTION,
     PARTIAL_FRACTION,
     ROW_OR_BLOCK,
@@ -675,7 +676,7 @@ class Counter:
             # Right in 49 of 49 partly covered and 22 of 22 mostly covered such blobs in 1,200
             # rendered drops (2 seeds, both pile mixes); the less a cube shows, the less it is sure.
             conf, why = (0.98, COVERED) if r_small(why) else (0.95, MOSTLY_COVERED)
-        tilted_read = why == TILTED_OR_STACKED or why.startswith("one cube, larger")
+        tilted_read = why in (TILTED_OR_STACKED, LARGER_THAN_ONE)
         corner_read = why == TILT_OR_PAIR  # two, or one on a corner (its outline a hexagon)
         faces_decide = (n == 1 and tilted_read) or corner_read  # one tilted cube, or more?
         model = self.profile.colours[index]

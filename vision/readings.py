@@ -25,6 +25,7 @@ long and 0.2 thick, read as a black and a white cube."""
 
 
 TILTED_OR_STACKED = "one tilted cube, or two stacked"
+LARGER_THAN_ONE = "one cube, larger than expected (tilted, or hiding another?)"
 CORNER_AREA, CORNER_SIDE, CORNER_SQUARE = 2.3, 1.65, 0.85
 """A blob of more than 1.85 cube areas (read as a cluster) whose least rectangle is at most this
 long (in cube sides) and this square is one cube on its corner: its outline a hexagon, 1.86-2.07
@@ -90,7 +91,7 @@ def read_blob(
                 # Right in 54 of 54 such blobs in 1,200 rendered drops (2 seeds, both pile mixes).
                 return 1, 0.98, "one cube, smaller than expected (partly hidden?)"
             if r > 1.27:
-                return 1, 0.85, "one cube, larger than expected (tilted, or hiding another?)"
+                return 1, 0.85, LARGER_THAN_ONE
             if r > BUMP_RATIO and fill < BUMP_FILL:
                 return 1, BUMP_CONFIDENCE, ONE_WITH_BUMP
             # Wrong 2 times in 12,174 such blobs of rendered drops (both pile mixes).
