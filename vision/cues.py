@@ -297,6 +297,35 @@ def edge_piece(cut: SeamCut, top_core: float, face: float) -> bool:
                        & (cut.lightness(face) < EDGE_LIGHT)))
 
 
+LOBE_NECK = 0.6
+"""Width (in sides of a top's core) under which a neck joins two lobes of one seam-cut piece."""
+LOBE_PAIR = (1.4, 2.6)
+"""Area (in tops) of a lobe that may be two tops side by side, or one cube on its corner."""
+
+
+def corner_lobe(cut: SeamCut, piece: int, top_core: float) -> bool:
+    """Whether a seam-cut piece (0-based ``piece``) holds, joined to the rest by a neck, a lobe
+    of about two tops' area as compact as a square: one cube on its corner, its three faces
+    uncut and lit alike, where two tops would lie side by side (:data:`PAIR_ELONGATION`).
+
+    Rendered drops (sample-like seed 312, small camera #22): a flat cube and one on its corner
+    made one piece of 2.76 tops, lit flat, and five cubes were read surely as six; harder 315
+    wood-tray #52 the same in a piece of 4.12. Harder seed 328 and physics 329 (13 setups x 60
+    and x 40): 9 pieces held such a lobe (6 with a cube on an edge, a corner or leaning among
+    their cubes); two drops read a cube over became right, and none changed otherwise.
+    """
+    mask = (cut.labels == piece + 1).astype(np.uint8)
+    k = max(3, round(LOBE_NECK * math.sqrt(top_core)) | 1)
+    disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+    n, lobes = cv2.connectedComponents(cv2.morphologyEx(mask, cv2.MORPH_OPEN, disc),
+                                       connectivity=4)
+    if n < 3:
+        return False  # one lobe: the piece's own elongation is all there is
+    sizes = np.bincount(lobes.ravel(), minlength=n)[1:] / top_core
+    compact = piece_elongation(lobes, n - 1) < PAIR_ELONGATION
+    return bool(np.any((LOBE_PAIR[0] <= sizes) & (sizes <= LOBE_PAIR[1]) & compact))
+
+
 def seam_count(cut: SeamCut, top_core: float, face: float, ratio: float) -> SeamReading | None:
     """Cubes in a blob of ``ratio`` cube areas from its seam-cut pieces, how sure that is, and
     whether it may overrule the area's count, when every piece reads cleanly; else None.
@@ -324,6 +353,8 @@ def seam_count(cut: SeamCut, top_core: float, face: float, ratio: float) -> Seam
             return None
         if m == 2 and long < PAIR_ELONGATION:
             return None  # one cube on a corner, not two tops
+        if m > 2 and corner_lobe(cut, k, top_core):
+            return None  # one cube on a corner joined to flat tops
         if m == 1 and q >= SHORT_PAIR and long >= PAIR_ELONGATION:
             return None  # two tops side by side, one partly hidden (by the rim, a neighbour)
         if not _lit_flat(light) and q < WHOLE_TOP:
