@@ -297,22 +297,34 @@ def edge_piece(cut: SeamCut, top_core: float, face: float) -> bool:
                        & (cut.lightness(face) < EDGE_LIGHT)))
 
 
+def whole_tops(q: float, long: float) -> int | None:
+    """How many tops a seam-cut piece (or a lobe of one) of ``q`` tops' area and elongation
+    ``long`` holds, when it is a whole number of them: else None."""
+    m = max(1, round(q))
+    if (m == 1 and not 0.6 <= q <= 1.35) or (m > 1 and abs(q - m) > piece_spread(m)):
+        return None
+    if m == 2 and long < PAIR_ELONGATION:
+        return None  # one cube on a corner, not two tops
+    if m == 1 and q >= SHORT_PAIR and long >= PAIR_ELONGATION:
+        return None  # two tops side by side, one partly hidden (by the rim, a neighbour)
+    return m
+
+
 LOBE_NECK = 0.6
 """Width (in sides of a top's core) under which a neck joins two lobes of one seam-cut piece."""
-LOBE_PAIR = (1.4, 2.6)
-"""Area (in tops) of a lobe that may be two tops side by side, or one cube on its corner."""
 
 
-def corner_lobe(cut: SeamCut, piece: int, top_core: float) -> bool:
-    """Whether a seam-cut piece (0-based ``piece``) holds, joined to the rest by a neck, a lobe
-    of about two tops' area as compact as a square: one cube on its corner, its three faces
-    uncut and lit alike, where two tops would lie side by side (:data:`PAIR_ELONGATION`).
+def lobes_agree(cut: SeamCut, piece: int, top_core: float, m: int) -> bool:
+    """Whether a seam-cut piece of ``m`` tops (0-based ``piece``), split at its necks, holds
+    whole tops in every lobe, ``m`` in all (true of a piece without necks).
 
-    Rendered drops (sample-like seed 312, small camera #22): a flat cube and one on its corner
-    made one piece of 2.76 tops, lit flat, and five cubes were read surely as six; harder 315
-    wood-tray #52 the same in a piece of 4.12. Harder seed 328 and physics 329 (13 setups x 60
-    and x 40): 9 pieces held such a lobe (6 with a cube on an edge, a corner or leaning among
-    their cubes); two drops read a cube over became right, and none changed otherwise.
+    A cube on its corner or its edge joined by a neck to a flat top makes such a piece: its
+    faces, uncut and lit alike at low resolution, pass for tops, but its lobe is as compact as a
+    square (two tops lie side by side) or between whole tops. Rendered drops: sample-like seed
+    312 small camera #22, a flat and a corner cube in one piece of 2.76 tops, read surely as
+    one cube over; harder 330 and sample-like 331 (13 setups x 60), 36 pieces of three tops or
+    more in seam readings: 3 of the 6 whose count was wrong, a cube over, held such lobes (1.44,
+    1.46; two lobes of 1.15 and 1.27 for a piece of 2.63), none of the 30 right.
     """
     mask = (cut.labels == piece + 1).astype(np.uint8)
     k = max(3, round(LOBE_NECK * math.sqrt(top_core)) | 1)
@@ -320,10 +332,11 @@ def corner_lobe(cut: SeamCut, piece: int, top_core: float) -> bool:
     n, lobes = cv2.connectedComponents(cv2.morphologyEx(mask, cv2.MORPH_OPEN, disc),
                                        connectivity=4)
     if n < 3:
-        return False  # one lobe: the piece's own elongation is all there is
+        return True  # one lobe: the piece's own reading is all there is
     sizes = np.bincount(lobes.ravel(), minlength=n)[1:] / top_core
-    compact = piece_elongation(lobes, n - 1) < PAIR_ELONGATION
-    return bool(np.any((LOBE_PAIR[0] <= sizes) & (sizes <= LOBE_PAIR[1]) & compact))
+    counts = [whole_tops(q, long) for q, long in zip(sizes, piece_elongation(lobes, n - 1),
+                                                     strict=True)]
+    return None not in counts and sum(c for c in counts if c is not None) == m
 
 
 def seam_count(cut: SeamCut, top_core: float, face: float, ratio: float) -> SeamReading | None:
@@ -348,15 +361,9 @@ def seam_count(cut: SeamCut, top_core: float, face: float, ratio: float) -> Seam
             continue  # grain or a glint, not a face
         if q < 0.2:
             return None  # a sliver: maybe the visible part of a cube under the others
-        m = max(1, round(q))
-        if (m == 1 and not 0.6 <= q <= 1.35) or (m > 1 and abs(q - m) > piece_spread(m)):
+        m = whole_tops(q, long)
+        if m is None or (m > 2 and not lobes_agree(cut, k, top_core, m)):
             return None
-        if m == 2 and long < PAIR_ELONGATION:
-            return None  # one cube on a corner, not two tops
-        if m > 2 and corner_lobe(cut, k, top_core):
-            return None  # one cube on a corner joined to flat tops
-        if m == 1 and q >= SHORT_PAIR and long >= PAIR_ELONGATION:
-            return None  # two tops side by side, one partly hidden (by the rim, a neighbour)
         if not _lit_flat(light) and q < WHOLE_TOP:
             return None  # a face turned from the light: part of a tilted cube
         if m > 1 and cut.turned_share(k, face) > TURNED_SHARE:

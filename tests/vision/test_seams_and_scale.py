@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 from pathlib import Path
 
 import cv2
@@ -19,7 +20,7 @@ from vision.cues import (
     SHORT_CONFIDENCE,
     SeamCut,
     SeamReading,
-    corner_lobe,
+    lobes_agree,
     neck_count,
     piece_elongation,
     seam_count,
@@ -421,11 +422,11 @@ def test_a_cube_on_its_corner_in_a_piece_with_a_flat_one_asks() -> None:
     assert res.counts == truth.counts or res.needs_review, (res.counts, truth.counts)
 
 
-def test_a_cube_on_its_corner_joined_to_a_flat_top_by_a_neck_does_not_count() -> None:
+def test_a_tilted_cube_joined_to_a_flat_top_by_a_neck_does_not_count() -> None:
     """A seam-cut piece of three tops' area may be a flat top and, joined to it by a neck, a cube
-    on its corner (a compact hexagon of two tops' area), lit alike at low resolution: two cubes,
-    not three. Joined to two tops side by side instead, the piece is three tops. (A fourth
-    cube lies apart in a piece of its own.)"""
+    on its corner (a compact hexagon of two tops' area) or on its edge (one and a half tops), lit
+    alike at low resolution: two cubes, not three. Joined to two tops side by side instead, the
+    piece is three tops. (A fourth cube lies apart in a piece of its own.)"""
     face, top_core = 120.0, 100.0
 
     def piece(lobe: np.ndarray) -> SeamCut:
@@ -437,16 +438,20 @@ def test_a_cube_on_its_corner_joined_to_a_flat_top_by_a_neck_does_not_count() ->
         sizes = np.array([np.count_nonzero(labels == 1), 100.0])
         return SeamCut(labels, sizes, sizes * face)
 
-    hexagon = np.zeros((30, 28), np.uint8)
-    cv2.circle(hexagon, (9, 15), 8, 1, -1)
-    corner = piece(hexagon > 0)
-    assert 2.5 < corner.sizes[0] / top_core < 3.3 and corner_lobe(corner, 0, top_core)
-    assert seam_count(corner, top_core, face, 4.0) is None
-    pair = np.zeros((30, 28), bool)
-    pair[10:20, 0:20] = True  # two tops side by side
-    row = piece(pair)
-    assert not corner_lobe(row, 0, top_core)
-    assert seam_count(row, top_core, face, 4.0) == (4, pytest.approx(PIECE_CONFIDENCE**2), True)
+    def lobe(draw: Callable[[np.ndarray], object]) -> SeamCut:
+        canvas = np.zeros((30, 28), np.uint8)
+        draw(canvas)
+        return piece(canvas > 0)
+
+    corner = lobe(lambda c: cv2.circle(c, (9, 15), 8, 1, -1))
+    edge = lobe(lambda c: cv2.rectangle(c, (0, 10), (14, 19), 1, -1))
+    pair = lobe(lambda c: cv2.rectangle(c, (0, 10), (19, 19), 1, -1))
+    for tilted in (corner, edge):
+        assert 2.5 < tilted.sizes[0] / top_core < 3.3
+        assert not lobes_agree(tilted, 0, top_core, 3)
+        assert seam_count(tilted, top_core, face, 4.0) is None
+    assert lobes_agree(pair, 0, top_core, 3) and not lobes_agree(pair, 0, top_core, 4)
+    assert seam_count(pair, top_core, face, 4.0) == (4, pytest.approx(PIECE_CONFIDENCE**2), True)
 
 
 def test_a_cube_on_its_corner_in_a_seam_piece_of_three_tops_asks() -> None:
