@@ -146,7 +146,7 @@ TOP_PIECE = 0.4
 
 PIECE_CONFIDENCE = 0.995
 """How sure each seam-cut piece's whole number of tops is, however far within its spread
-(:func:`piece_spread`) it lies from that number. In 1,040 rendered drops (13 setups, paint
+(:data:`PIECE_SPREAD`) it lies from that number. In 1,040 rendered drops (13 setups, paint
 varying by 15%; sample-like piles seed 143, harder ones 144; drops hiding a cube mostly left
 out), piles of three or more whose seams agreed with their area held as many cubes 224 times of
 226 when every piece lay within a fifth of a top of a whole number, and 106 of 107 when some did
@@ -154,13 +154,13 @@ not (such pieces once cost 0.97 each, so these piles asked far more often than t
 Pairs read so held two 780 of 780 and 187 of 187 times."""
 
 
-def piece_spread(m: int) -> float:
-    """How far (in tops) a piece of ``m`` tops' area may lie from ``m`` and still be read as
-    ``m``: each top's core varies, so the spread grows as the root of the tops it holds, and
-    stops short of halfway to the next count. (The shared sample's cluster of 16 red cubes cut
-    into 12 pieces, one of 2.33 tops; rendered clusters cut at 0.3: 1,067 of 1,376 read, at
-    this spread 1,093, as often right.)"""
-    return min(0.4, 0.25 * math.sqrt(m))
+PIECE_SPREAD = 0.4
+"""How far (in tops) a piece of several tops' area may lie from that whole number and still be
+read as it: short of halfway to the next. Each top's core varies, and tops packed tight leave
+thin seams, so pairs run large: the shared sample's pile of six green cubes (003) and its pile
+of sixteen red (010) each cut a pair as one piece of 2.36 tops, and at 0.35 for pairs both were
+read from their area alone, the six as five; physics-settled rendered piles the same (2.37,
+2.42). Rendered clusters cut at 0.3: 1,067 of 1,376 read, at 0.35-0.4 1,093, as often right."""
 
 
 FIRM_SHORT = 0.28
@@ -301,7 +301,7 @@ def whole_tops(q: float, long: float) -> int | None:
     """How many tops a seam-cut piece (or a lobe of one) of ``q`` tops' area and elongation
     ``long`` holds, when it is a whole number of them: else None."""
     m = max(1, round(q))
-    if (m == 1 and not 0.6 <= q <= 1.35) or (m > 1 and abs(q - m) > piece_spread(m)):
+    if (m == 1 and not 0.6 <= q <= 1.35) or (m > 1 and abs(q - m) > PIECE_SPREAD):
         return None
     if m == 2 and long < PAIR_ELONGATION:
         return None  # one cube on a corner, not two tops
