@@ -334,9 +334,13 @@ def lobes_agree(cut: SeamCut, piece: int, top_core: float, m: int) -> bool:
     if n < 3:
         return True  # one lobe: the piece's own reading is all there is
     sizes = np.bincount(lobes.ravel(), minlength=n)[1:] / top_core
-    counts = [whole_tops(q, long) for q, long in zip(sizes, piece_elongation(lobes, n - 1),
-                                                     strict=True)]
-    return None not in counts and sum(c for c in counts if c is not None) == m
+    total = 0
+    for q, long in zip(sizes, piece_elongation(lobes, n - 1), strict=True):
+        tops = whole_tops(q, long)
+        if tops is None:
+            return False
+        total += tops
+    return total == m
 
 
 def seam_count(cut: SeamCut, top_core: float, face: float, ratio: float) -> SeamReading | None:
