@@ -24,6 +24,17 @@ sample taken 1.33 times closer: the tray rim's shadow and glare at the floor's e
 long and 0.2 thick, read as a black and a white cube."""
 
 
+ONE_CUBE_ASPECT, STRIP_AREA = 1.6, 0.9
+"""Most a cube's least rectangle is longer than wide: its top is square, and a tilt or the
+camera's angle adds at most a face's width one way; but a cube partly hidden (under this many
+cube areas) shows a strip. Rendered drops (sample-like piles seed 353, harder 354, 13 setups x
+40; physics 355, x30): 15,791 blobs of 0.9-1.32 cube areas and a single cube's outline holding
+one cube were at most 1.54 times as long as wide, and 2,690 of 0.72-0.9 at most 1.59. Two flat
+tops side by side, their side faces hidden by neighbours, cover little more than one cube's area
+under a tilted camera, in a longer rectangle (sample-like seed 352 tilt12 #38: 1.17 cube areas,
+1.74 times as long as wide, read surely as one cube)."""
+
+
 TILTED_OR_STACKED = "one tilted cube, or two stacked"
 LARGER_THAN_ONE = "one cube, larger than expected (tilted, or hiding another?)"
 CORNER_AREA, CORNER_SIDE, CORNER_SQUARE = 2.3, 1.65, 0.85
@@ -84,7 +95,8 @@ def read_blob(
         # A black or white cube in shade or glare, most often (41 of 46 in rendered drops; the
         # rest were shadows or the other part of a split cube): it asks, unless the beam agrees.
         return 1, 0.8, "partial: a mostly hidden cube, or not a cube"
-    single_shape = long_side <= 1.55 and solidity >= 0.88
+    single_shape = long_side <= 1.55 and solidity >= 0.88 and (
+        long_side < ONE_CUBE_ASPECT * short_side or r < STRIP_AREA)
     if r <= 1.32:
         if single_shape:
             if r < 0.72:
