@@ -121,7 +121,7 @@ not ask (two red cubes flush, partly under others, their piece lit 0.79); of the
 range: :data:`vision.calibrate.PAINT_SPREAD`.)"""
 PAINTED_CONFIDENCE = 0.85
 """How sure such a blob is of one cube: it asks, as a cube lying on another does."""
-EDGE_IN_ROW = "a row's outline, but one piece is a tilted cube's (on its edge)"
+EDGE_IN_ROW = "a row's outline, but one piece is part of a tilted cube (on its edge)"
 EDGE_IN_ROW_CONFIDENCE = 0.8
 """Most a blob read as a flush row or block is trusted, read by its area instead, when one of its
 seam-cut pieces is a cube on its edge, or a face turned far from the light

@@ -177,7 +177,7 @@ physics settles them, leave wide seams, and their area runs short too. Rendered 
 359-365, 13 setups, every mix of piles): of 97 such pieces of 1.6-1.72 tops in seam counts, 2
 were a cube over, both green cubes on green felt (a colour the tray swallows, which always
 asks); of 6 lit darker, 1 (a cube on its edge, at 0.78). Physics seed 351: three drops not hard
-were read a cube short by their area (black 5 of 6, white 7 of 8, 3 of 4) against seams cutting
+were read a cube short by their area (black 5 of 6, white 7 of 8 and 3 of 4) against seams cutting
 such a pair (1.63-1.70 tops, lit at 0.93-1.0)."""
 SHORT_CONFIDENCE = 0.88
 """Most a seam count is trusted when a piece of several tops (a pair too) falls
