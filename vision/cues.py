@@ -391,8 +391,9 @@ def seam_count(cut: SeamCut, top_core: float, face: float, ratio: float) -> Seam
         if m > 1 and cut.turned_share(k, face) > TURNED_SHARE:
             return None  # a tilted cube's faces among its tops
         conf *= PIECE_CONFIDENCE
-        firm = firm and (m == 1 or q > m - FIRM_SHORT or (m == 2 and _lit_flat(light)))
-        sure = sure and (m == 1 or q > m - FIRM_SHORT)
+        short = m > 1 and q <= m - FIRM_SHORT
+        sure = sure and not short
+        firm = firm and (not short or (m == 2 and _lit_flat(light)))
         single = single and m == 1
         n += m
         kept += size
