@@ -31,6 +31,11 @@ second (two cubes read as one, a cube on its edge)."""
 TOP_WEIGHT = 0.5
 """Weight of a seam-cut top against a whole cube's area in the fit: a top's seams cut it less
 evenly (spread 0.10-0.12 in log area over the lone calibration cubes)."""
+LEVER = 0.1
+"""A calibration cube the lone cubes' own fit finds far off, and whose leaving out moves the nadir
+more than this share of the image's diagonal, is left out: fitted with the seam-cut tops, whose
+slope terms are free, the map can bend to take one such cube in (a green cube in a corner, half
+lost in green felt, drew the nadir there and cubes in that corner read a third over)."""
 MIN_CUBES = 6
 """Fewest calibration cubes the geometry is fitted from; with fewer the map stays flat."""
 
@@ -114,7 +119,8 @@ def fit_area_map(
 
     Returns the map (``level`` 1) and each colour's top area at the image centre. A coarse grid
     over the nadir (out to half an image beyond each edge) and the lift, then a finer one around
-    the best; then once more without the cubes the first fit found far off."""
+    the best; then once more without the cubes the first fit found far off, and without any cube
+    the lone cubes' own fit finds far off that alone moves the nadir (``LEVER``)."""
     w, h = size
     colours = [c for c, _, _, _ in cubes]
     xs = np.array([x for _, _, x, _ in cubes], float)
@@ -129,25 +135,43 @@ def fit_area_map(
     top_xs = np.array([x for _, _, x, _ in tops], float)
     top_ys = np.array([y for _, _, _, y in tops], float)
 
-    def fit(keep: np.ndarray) -> tuple[AreaMap, dict[str, float]]:
+    def fit(keep: np.ndarray, with_tops: bool = True) -> tuple[AreaMap, dict[str, float]]:
         kept = [c for c, k in zip(colours, keep, strict=True) if k]
-        names = sorted(set(kept)) + piece_names
+        pieces = piece_names if with_tops else []
+        names = sorted(set(kept)) + pieces
         d = _design(kept, xs[keep], ys[keep], size, names)
         lx, ly, lg = xs[keep], ys[keep], logs[keep]
-        top_rows = (top_logs,
-                    _design([f"top:{c}" for c, _, _, _ in tops], top_xs, top_ys, size, names))
+        top_rows = (top_logs, _design([f"top:{c}" for c, _, _, _ in tops], top_xs, top_ys,
+                                      size, names)) if pieces else (np.zeros(0), d[:0])
         nx, ny, lift, _ = _best(lg, d, lx, ly, _grid(w / 2, h / 2, w, h, 17), lifts, top_rows)
         fine = np.r_[0.0, np.geomspace(max(lift, 1e-5) / 1.3, max(lift, 1e-5) * 1.3, 9)]
         nx, ny, lift, coef = _best(lg, d, lx, ly, _grid(nx, ny, w / 8, h / 6, 9), fine, top_rows)
-        areas = np.exp(coef[: len(names) - len(piece_names)]).tolist()
+        areas = np.exp(coef[: len(names) - len(pieces)]).tolist()
         return (AreaMap((nx, ny), lift, (float(coef[-2]), float(coef[-1]))),
                 dict(zip(sorted(set(kept)), areas, strict=True)))
 
-    area_map, top_areas = fit(np.ones(len(cubes), bool))
-    fitted = np.array([math.log(top_areas[c] * area_map.scale(x, y, 1.0, size))
-                       for c, x, y in zip(colours, xs, ys, strict=True)])
-    off = np.abs(logs - fitted)
-    keep = off <= OUTLIER_MAD * 1.4826 * max(1e-3, float(np.median(off)))
-    if keep.sum() >= MIN_CUBES and set(colours) == set(np.array(colours)[keep]):
-        area_map, top_areas = fit(keep)
-    return area_map, top_areas
+    def near(found: tuple[AreaMap, dict[str, float]]) -> np.ndarray:
+        """The cubes a fit does not find far off."""
+        fitted = np.array([math.log(found[1][c] * found[0].scale(x, y, 1.0, size))
+                           for c, x, y in zip(colours, xs, ys, strict=True)])
+        off = np.abs(logs - fitted)
+        return off <= OUTLIER_MAD * 1.4826 * max(1e-3, float(np.median(off)))
+
+    def enough(keep: np.ndarray) -> bool:
+        return bool(keep.sum() >= MIN_CUBES and set(colours) == set(np.array(colours)[keep]))
+
+    keep = np.ones(len(cubes), bool)
+    found = fit(keep)
+    if enough(near(found)) and not near(found).all():
+        keep = near(found)
+        found = fit(keep)
+    if tops:
+        diagonal = math.hypot(w, h)
+        for i in np.flatnonzero(keep & ~near(fit(np.ones(len(cubes), bool), with_tops=False))):
+            without = keep.copy()
+            without[i] = False
+            if enough(without):
+                moved = fit(without)
+                if math.dist(moved[0].nadir, found[0].nadir) > LEVER * diagonal:
+                    keep, found = without, moved
+    return found
