@@ -342,7 +342,9 @@ def lobes_agree(cut: SeamCut, piece: int, top_core: float, m: int) -> bool:
     312 small camera #22, a flat and a corner cube in one piece of 2.76 tops, read surely as
     one cube over; harder 330 and sample-like 331 (13 setups x 60), 36 pieces of three tops or
     more in seam readings: 3 of the 6 whose count was wrong, a cube over, held such lobes (1.44,
-    1.46; two lobes of 1.15 and 1.27 for a piece of 2.63), none of the 30 right.
+    1.46; two lobes of 1.15 and 1.27 for a piece of 2.63), none of the 30 right. A piece of two
+    tops' area may be three cubes, each partly hidden by the next and joined to it by a neck
+    (physics seed 386 tilt12 #45: three lobes in a piece of 2.29 tops, read surely as a pair).
     """
     mask = (cut.labels == piece + 1).astype(np.uint8)
     k = max(3, round(LOBE_NECK * math.sqrt(top_core)) | 1)
@@ -384,7 +386,7 @@ def seam_count(cut: SeamCut, top_core: float, face: float, ratio: float) -> Seam
         if q < 0.2:
             return None  # a sliver: maybe the visible part of a cube under the others
         m = whole_tops(q, long)
-        if m is None or (m > 2 and not lobes_agree(cut, k, top_core, m)):
+        if m is None or (m > 1 and not lobes_agree(cut, k, top_core, m)):
             return None
         if not _lit_flat(light) and q < WHOLE_TOP:
             return None  # a face turned from the light: part of a tilted cube
