@@ -142,7 +142,7 @@ def fit_area_map(
         d = _design(kept, xs[keep], ys[keep], size, names)
         lx, ly, lg = xs[keep], ys[keep], logs[keep]
         top_rows = (top_logs, _design([f"top:{c}" for c, _, _, _ in tops], top_xs, top_ys,
-                                      size, names)) if pieces else (np.zeros(0), d[:0])
+                                      size, names)) if with_tops else (np.zeros(0), d[:0])
         nx, ny, lift, _ = _best(lg, d, lx, ly, _grid(w / 2, h / 2, w, h, 17), lifts, top_rows)
         fine = np.r_[0.0, np.geomspace(max(lift, 1e-5) / 1.3, max(lift, 1e-5) * 1.3, 9)]
         nx, ny, lift, coef = _best(lg, d, lx, ly, _grid(nx, ny, w / 8, h / 6, 9), fine, top_rows)
@@ -162,9 +162,9 @@ def fit_area_map(
 
     keep = np.ones(len(cubes), bool)
     found = fit(keep)
-    if enough(near(found)) and not near(found).all():
-        keep = near(found)
-        found = fit(keep)
+    close = near(found)
+    if enough(close) and not close.all():
+        keep, found = close, fit(close)
     if tops:
         diagonal = math.hypot(w, h)
         for i in np.flatnonzero(keep & ~near(fit(np.ones(len(cubes), bool), with_tops=False))):
