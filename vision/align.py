@@ -32,6 +32,12 @@ class Alignment:
     warp: np.ndarray
     score: float
 
+    def centre_moved(self, size: tuple[int, int]) -> float:
+        """How far the working image's centre moved (working pixels), whatever the turn."""
+        w, h = size
+        x, y = self.warp.astype(np.float64) @ (w / 2, h / 2, 1.0)
+        return float(math.hypot(x - w / 2, y - h / 2))
+
     @property
     def shift_px(self) -> float:
         """How far the image centre moved, in working pixels (for reports)."""

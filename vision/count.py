@@ -75,6 +75,12 @@ MAX_COLOUR_DISTANCE = 4.5
 """Mahalanobis distance beyond which a pixel is no calibrated colour (unknown)."""
 COLOURLESS = f"{NO_COLOUR}: no cube's colour can be told"
 COVERED = "one cube, partly covered by a neighbour"
+TRAY_MOVED = 1.0
+"""Most the tray's centre may seem to have moved since calibration, in cube sides, before a count
+asks. Nudges of 3 mm moved it at most a third of a side (17 setups x 40 rendered drops, seed
+398); a row of dark cubes along the one rim that pins an axis drew the alignment 1.4 sides off
+(wide-frame, physics seed 396 #11: three cubes along that rim then fell outside the tray as moved
+and were not counted). Cubes near a rim are looked for only where the tray was at calibration."""
 SLIVER = "a sliver against another colour: a cube almost hidden under it?"
 SHADE_SLIVER = "a black sliver against another colour: a shadow, or a cube under it?"
 GLINT_SLIVER = "a white sliver against another colour: a glint, or a cube under it?"
@@ -357,6 +363,10 @@ class Counter:
         ]
         if seen.alignment.score < 0.5 and not self.featureless:
             forced.append(f"tray alignment is poor (correlation {seen.alignment.score:.2f})")
+        moved = seen.alignment.centre_moved(self.size) / math.sqrt(self.plain_area)
+        if moved > TRAY_MOVED and not self.featureless:
+            forced.append(f"the tray seems to have moved {moved:.1f} cube widths since "
+                          "calibration: check the count, or calibrate again")
         if not 0.7 <= seen.gain <= 1.4:
             forced.append(f"light differs from calibration (x{seen.gain:.2f})")
         if self.tray_in_colour and colourless(frame):
