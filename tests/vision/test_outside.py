@@ -1,0 +1,28 @@
+"""The watch on the tray just outside the floor the counter reads (the rim, the chute)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vision.align import Alignment
+from vision.outside import BAND_SIDES, OutsideWatch
+
+SIDE = 20.0
+
+
+@pytest.mark.parametrize(("sides_out", "asks"), [(1.0, True), (2.5, True), (BAND_SIDES + 1, False)])
+def test_a_cube_outside_the_floor_asks_within_the_band(sides_out: float, asks: bool) -> None:
+    """A cube-sized change up to three cube sides past the floor's edge asks; further out it is
+    no part of the tray the tower drops onto."""
+    background = np.full((480, 640, 3), 150, np.uint8)
+    roi = np.zeros((480, 640), np.uint8)
+    roi[100:380, 150:490] = 255
+    watch = OutsideWatch(background, roi, SIDE)
+    frame = background.copy()
+    x0 = round(490 + (sides_out - 0.5) * SIDE)  # the cube's centre sides_out past the edge
+    frame[230:250, x0 - 10 : x0 + 10] = (40, 40, 200)
+    labels = np.zeros((480, 640), np.uint8)
+    still = Alignment(np.array([[1, 0, 0], [0, 1, 0]], np.float32), 1.0)
+    doubts = watch.objects(frame, still, 1.0, labels, 1.0)
+    assert bool(doubts) == asks, doubts
