@@ -40,7 +40,8 @@ class Alignment:
 
     @property
     def shift_px(self) -> float:
-        """How far the image centre moved, in working pixels (for reports)."""
+        """How far the working image's corner (its origin) moved, in working pixels, for reports:
+        a turn about the centre moves it too (:meth:`centre_moved` is the tray's own move)."""
         return float(np.hypot(self.warp[0, 2], self.warp[1, 2]))
 
 
