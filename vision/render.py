@@ -72,6 +72,10 @@ class Setup:
     exposure: float = 1.0
     cast: tuple[float, float, float] = (1.0, 1.0, 1.0)
     vignette: float = 0.12
+    light_falloff: float = 0.0
+    """How much less light reaches the far side of the frame than the near side (a lamp beside
+    the tray): the light falls off linearly across it, toward ``falloff_azim_deg`` (0: +x)."""
+    falloff_azim_deg: float = 0.0
     blur_px: float = 0.7
     read_noise: float = 1.5
     shot_noise: float = 0.04
@@ -568,14 +572,21 @@ def _draw_cube(
 
 
 def _finish(setup: Setup, rgb: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """Camera: exposure, colour cast, vignette, blur, gamma and tone, sharpening, noise, JPEG."""
+    """Light falloff, then the camera: exposure, colour cast, vignette, blur, gamma and tone,
+    sharpening, noise, JPEG."""
     # Full-size float layers are reused in place where they can be (memory, on a Pi).
     h, w = rgb.shape[:2]
     yy, xx = (v.astype(np.float32) for v in np.ogrid[0:h, 0:w])
     r2 = ((xx - w / 2) ** 2 + (yy - h / 2) ** 2) / ((w / 2) ** 2 + (h / 2) ** 2)
-    out = rgb * (setup.exposure * (1 - setup.vignette * r2))[..., None]
-    out *= np.asarray(setup.cast, np.float32)
+    light = setup.exposure * (1 - setup.vignette * r2)
     del r2
+    if setup.light_falloff > 0:
+        a = math.radians(setup.falloff_azim_deg)
+        reach = abs(math.cos(a)) * w / 2 + abs(math.sin(a)) * h / 2
+        along = ((xx - w / 2) * math.cos(a) + (yy - h / 2) * math.sin(a)) / (2 * reach) + 0.5
+        light *= 1 - setup.light_falloff * along
+    out = rgb * light[..., None]
+    out *= np.asarray(setup.cast, np.float32)
     if setup.blur_px > 0:
         out = cv2.GaussianBlur(out, (0, 0), setup.blur_px)
     gamma = (np.power(np.linspace(0, 1, 4096, dtype=np.float32), 1 / 2.2) * 255.0).astype(

@@ -260,6 +260,8 @@ CONDITIONS: dict[str, dict[str, Any]] = {
         "lights": (Light(40, 48, 1.0, shadow=0.85, penumbra_mm=0.6, spec=0.06),),
         "ambient": 0.22,
     },
+    # A lamp beside the table: the far side of the tray gets 40% of the light the near side gets.
+    "side-lamp": {"light_falloff": 0.6, "falloff_azim_deg": 20.0},
     "wood-tray": {
         "floor_rgb": (0.62, 0.45, 0.28),
         "floor_texture": "wood",

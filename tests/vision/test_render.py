@@ -53,6 +53,17 @@ def test_every_named_condition_renders(name: str) -> None:
     assert sum(truth.counts.values()) == len(COLOURS)
 
 
+def test_a_lamp_beside_the_tray_lights_its_far_side_less() -> None:
+    """The light falls off linearly across the frame, toward the lamp's far side."""
+    plain = replace(scenes.condition("ring", SIZE), vignette=0.0, read_noise=0.0, shot_noise=0.0)
+    lamp = replace(plain, light_falloff=0.6, falloff_azim_deg=0.0)  # far side: +x
+    lit = [(rd.render(s, [])[0].astype(np.float64) / 255.0) ** 2.2 for s in (plain, lamp)]
+    h, w = lit[0].shape[:2]
+    for x, expected in ((0.3, 1 - 0.6 * 0.3), (0.7, 1 - 0.6 * 0.7)):
+        strip = np.s_[h // 3 : 2 * h // 3, round(x * w) - 2 : round(x * w) + 3]
+        assert lit[1][strip].mean() / lit[0][strip].mean() == pytest.approx(expected, abs=0.03)
+
+
 def test_render_drop_is_what_simulation_mode_uses(ring: tuple) -> None:
     setup, _, counter = ring
     img, truth = scenes.render_drop({"red": 3, "green": 2}, setup, seed=9, style="scatter")
