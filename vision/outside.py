@@ -47,12 +47,14 @@ class OutsideWatch:
         if not self.points.size:
             return []
         h, w = work.shape[:2]
-        moved = alignment.warp.astype(np.float64) @ self.points
-        fx = np.clip(np.rint(moved[0]), 0, w - 1).astype(np.intp)
-        fy = np.clip(np.rint(moved[1]), 0, h - 1).astype(np.intp)
+        moved = np.rint(alignment.warp.astype(np.float64) @ self.points)
+        # Where the tray moved part of the band out of the frame, the frame shows nothing of it.
+        seen = (moved[0] >= 0) & (moved[0] <= w - 1) & (moved[1] >= 0) & (moved[1] <= h - 1)
+        fx = np.clip(moved[0], 0, w - 1).astype(np.intp)
+        fy = np.clip(moved[1], 0, h - 1).astype(np.intp)
         both = np.concatenate([work[fy, fx], np.clip(self.empty * gain, 0, 255).astype(np.uint8)])
         lab = cv2.cvtColor(both.reshape(-1, 1, 3), cv2.COLOR_BGR2LAB).reshape(2, -1, 3)
-        far = np.linalg.norm(lab[0].astype(np.float32) - lab[1], axis=1) > CHANGE
+        far = (np.linalg.norm(lab[0].astype(np.float32) - lab[1], axis=1) > CHANGE) & seen
         if np.count_nonzero(far) < self.smallest:
             return []
         changed = np.zeros(self.shape, np.uint8)

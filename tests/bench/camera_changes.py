@@ -1,7 +1,7 @@
 """The same photos as another camera of the same rig would take them: smaller, in dim and noisy
-light, slanted, under a warm cast, blurred, or dim and blurred at once. Ground truth counts stay
-true, so any folder in the samples' layout measures the counter under conditions its own photos
-do not show."""
+light, slanted, under a warm cast, blurred, dim and blurred at once, smaller and further up, or
+turned about its axis. Ground truth counts stay true, so any folder in the samples' layout
+measures the counter under conditions its own photos do not show."""
 
 from __future__ import annotations
 
@@ -46,6 +46,25 @@ def blur(img: np.ndarray) -> np.ndarray:
     return _jpeg(cv2.GaussianBlur(img, (0, 0), 1.6), 55)
 
 
+def far(img: np.ndarray) -> np.ndarray:
+    """A camera of half the resolution further up: the tray fills 0.7 of the frame (the table
+    around it continued from the frame's edge)."""
+    h, w = img.shape[:2]
+    small = cv2.resize(img, (round(0.7 * w), round(0.7 * h)), interpolation=cv2.INTER_AREA)
+    top, left = (h - small.shape[0]) // 2, (w - small.shape[1]) // 2
+    wide = cv2.copyMakeBorder(small, top, h - small.shape[0] - top, left,
+                              w - small.shape[1] - left, cv2.BORDER_REPLICATE)
+    return half(wide)
+
+
+def rolled(img: np.ndarray) -> np.ndarray:
+    """A camera turned 4 degrees about its axis and 8% closer (the frame's corners then hold
+    no border): the tray's rim reaches the frame's edge."""
+    h, w = img.shape[:2]
+    m = cv2.getRotationMatrix2D((w / 2, h / 2), 4.0, 1.08)
+    return cv2.warpAffine(img, m, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
 def dim_blur(img: np.ndarray) -> np.ndarray:
     """A dim room and a cheap camera at once: :func:`dim`, then :func:`blur`."""
     return blur(dim(img))
@@ -58,4 +77,6 @@ CHANGES: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "warm": warm,
     "blur": blur,
     "dim+blur": dim_blur,
+    "far": far,
+    "rolled": rolled,
 }

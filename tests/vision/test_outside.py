@@ -26,3 +26,21 @@ def test_a_cube_outside_the_floor_asks_within_the_band(sides_out: float, asks: b
     still = Alignment(np.array([[1, 0, 0], [0, 1, 0]], np.float32), 1.0)
     doubts = watch.objects(frame, still, 1.0, labels, 1.0)
     assert bool(doubts) == asks, doubts
+
+
+def test_the_band_the_tray_moves_out_of_the_frame_is_not_taken_for_a_cube() -> None:
+    """With the tray near the frame's edge (a camera turned about its axis, a 16:9 frame), a
+    nudge carries part of the band out of view; the frame's edge there shows the tray, not what
+    the band held, and that is no cube."""
+    background = np.full((480, 640, 3), 150, np.uint8)
+    background[:, 630:] = 40  # the table beyond the tray's outer rim, at the frame's edge
+    roi = np.zeros((480, 640), np.uint8)
+    roi[100:380, 150:600] = 255
+    watch = OutsideWatch(background, roi, SIDE)
+    nudged = np.full_like(background, 40)
+    nudged[:, 12:] = background[:, :-12]  # the tray moved 12 px right: the table's strip left
+    moved = Alignment(np.array([[1, 0, 12], [0, 1, 0]], np.float32), 1.0)
+    labels = np.zeros((480, 640), np.uint8)
+    assert watch.objects(nudged, moved, 1.0, labels, 1.0) == []
+    nudged[230:250, 610:630] = (40, 40, 200)  # a cube on the rim is still seen
+    assert watch.objects(nudged, moved, 1.0, labels, 1.0)

@@ -58,12 +58,13 @@ def test_ring_sample_counts_exactly_or_asks() -> None:
 
 
 @pytest.mark.skipif(RING is None, reason="shared vision samples not present")
-@pytest.mark.parametrize("name", ["half", "dim", "keystone", "dim+blur"])
+@pytest.mark.parametrize("name", ["half", "dim", "keystone", "dim+blur", "far", "rolled"])
 def test_the_sample_seen_by_another_camera_counts_exactly_or_asks(name: str) -> None:
-    """The same drops through a smaller camera, in dim and noisy light, from a slant, or dim and
-    blurred at once: every colour still separates (black's model takes in none of the shadows
-    beside its cubes, noise is no hard light, and grey crevice shadows are no traces of a
-    coloured cube), and every count is right or asks."""
+    """The same drops through a smaller camera, in dim and noisy light, from a slant, dim and
+    blurred at once, smaller and further up, or turned about its axis: every colour still
+    separates (black's model takes in none of the shadows beside its cubes, noise is no hard
+    light, grey crevice shadows are no traces of a coloured cube, and white showing little more
+    than its tops at 640 x 480 is not lost in the tray), and every count is right or asks."""
     assert RING is not None
     change = CHANGES[name]
     profile = _calibrated_through(change)
@@ -112,6 +113,19 @@ def test_the_shade_in_a_crevice_between_cubes_is_no_black_cube(name: str) -> Non
         res = counter.count(change(cv2.imread(str(RING / "tests" / f"{photo}.jpg"))))
         assert not [b for b in res.blobs if b.reason == SHADE_SLIVER], (photo, res.reasons)
         assert res.counts["black"] == 0
+
+
+@pytest.mark.skipif(RING is None, reason="shared vision samples not present")
+def test_a_camera_turned_about_its_axis_sees_no_cube_where_the_rim_leaves_the_frame() -> None:
+    """Turned 4 degrees, the camera sees the tray's rim reach the frame's edge: each photo's
+    nudge carried part of the band watched outside the floor out of view, the frame's edge
+    there looked changed, and 9 of the 12 counts asked for something on the rim."""
+    assert RING is not None
+    change = CHANGES["rolled"]
+    counter = Counter(_calibrated_through(change))
+    for img in sorted((RING / "tests").glob("*.jpg")):
+        res = counter.count(change(cv2.imread(str(img))))
+        assert not [r for r in res.reasons if "outside its floor" in r], (img.name, res.reasons)
 
 
 def _calibrated_through(change: Callable[[np.ndarray], np.ndarray]) -> Profile:
