@@ -94,9 +94,19 @@ cubes, and is no cube. Black cubes almost hidden under another (22 in rendered d
 piles, seeds 151, 152, 162 and 163, paint varying) showed slivers lit -0.09 to 0.13 of the way;
 the crevice shadows the shared sample's photos show as black slivers (6 over its camera
 changes), 0.28 to 0.34."""
+WHITE_CREVICE = 1.0
+"""Lightness (over the bare tray's there) under which a white blob smaller than a cube, against
+another colour, is the shade in a crevice between cubes, and no cube: white paint sends back
+nearly twice the light a mid-grey tray does, so a white face darker than the tray gets under
+half its light. White cubes mostly hidden under another (rendered drops: sample-like seed 410,
+physics 420 and 421, harder piles 422, a desk lamp, one harsh light and a lamp beside the tray
+among them) showed 13 slivers lit 1.26-1.53 times the tray and 9 larger parts 1.40-1.73; the
+crevices the shared sample shows as white when a lamp to one side dims its far half, about
+0.5."""
 CREVICE_SPAN = 20.0
-"""Fewest grey levels between a black top and the bare tray for :data:`CREVICE_SHADE` to tell:
-where the tray is hardly lighter than black, a sliver's lightness tells nothing."""
+"""Fewest grey levels between a black or white top and the bare tray for the crevice tests to
+tell: where the tray is hardly lighter than black, or darker than white, a sliver's lightness
+tells nothing."""
 TRAY_CONFIDENCE = 0.85
 """How sure a sliver or specks of a colour the tray itself shows are no cube: 31 of 34 in
 rendered drops of red and green felt trays (seeds 77, 78 and physics 87); the rest were cubes
@@ -648,13 +658,15 @@ class Counter:
         if ratio < NOISE_FRACTION and (
                 ratio < SLIVER_FRACTION or not touches_other(index + 1, sub, cx, cy, around)):
             return None, []  # a speck, alone on the tray
+        crevice = ((name == "black" and ratio < NOISE_FRACTION)
+                   or (name == "white" and ratio < PARTIAL_FRACTION
+                       and touches_other(index + 1, sub, cx, cy, around)))
+        if crevice and grey is not None and self._crevice_shade(
+                index, float(grey[cy : cy + h, cx : cx + w][sub > 0].mean()), cent, seen):
+            return None, []  # the shade in a crevice between cubes, no cube under them
         if ratio < NOISE_FRACTION and name == "black":
-            # The shade in a crevice between cubes, or a cube under them. One lit well above
-            # black paint is the shade; any other is not counted, and asks (an exit beam's total
-            # that is short may still add it).
-            if grey is not None and self._crevice_shade(
-                    index, float(grey[cy : cy + h, cx : cx + w][sub > 0].mean()), cent, seen):
-                return None, []
+            # A cube under them, or shade too dark to tell: not counted, and asks (an exit
+            # beam's total that is short may still add it).
             return _sliver(name, 0, ratio, SHADE_SLIVER, (x, y, w, h)), []
         if ratio < NOISE_FRACTION and area < self._min_pixels(index):
             # A white sliver this small (black ones are above; a coloured blob this small is not
@@ -767,17 +779,23 @@ class Counter:
         return blob, dets
 
     def _crevice_shade(self, index: int, lit: float, at: np.ndarray, seen: Labelled) -> bool:
-        """Whether a black sliver against another colour, of mean grey level ``lit`` at working
-        point ``at``, is the shade in a crevice between cubes rather than a cube under them: lit
-        more than :data:`CREVICE_SHADE` of the way from a black top to the bare tray there."""
+        """Whether a black sliver or a white blob under a cube's area against another colour,
+        of mean grey level ``lit`` at working point ``at``, is the shade in a crevice between
+        cubes rather than a cube under them: a black one lit more than :data:`CREVICE_SHADE` of
+        the way from a black top to the bare tray there, a white one lit darker than the bare
+        tray (:data:`WHITE_CREVICE`)."""
         inv = cv2.invertAffineTransform(seen.alignment.warp.astype(np.float64))
         bx, by = inv @ np.array([at[0], at[1], 1.0])
         h, w = self.background.shape[:2]
         y, x = min(h - 1, max(0, round(by))), min(w - 1, max(0, round(bx)))
         tray = float(cv2.cvtColor(self.background[y : y + 1, x : x + 1], cv2.COLOR_BGR2GRAY)[0, 0])
-        black = self.profile.colours[index].face_grey
-        span = (tray - black) * seen.gain
-        return span >= CREVICE_SPAN and lit - black * seen.gain > CREVICE_SHADE * span
+        face = self.profile.colours[index].face_grey
+        span = abs(tray - face) * seen.gain
+        if span < CREVICE_SPAN:
+            return False
+        if face < tray:  # black
+            return lit - face * seen.gain > CREVICE_SHADE * span
+        return lit < WHITE_CREVICE * tray * seen.gain
 
     def _check(self, frame: np.ndarray) -> np.ndarray:
         """Accept a BGR (or grey, or BGRA) uint8 frame of the calibrated shape."""

@@ -1,7 +1,8 @@
 """The same photos as another camera of the same rig would take them: smaller, in dim and noisy
 light, slanted, under a warm cast, blurred, dim and blurred at once, smaller and further up, or
-turned about its axis. Ground truth counts stay true, so any folder in the samples' layout
-measures the counter under conditions its own photos do not show."""
+turned about its axis; or lit by a lamp to one side. Ground truth counts stay true, so any
+folder in the samples' layout measures the counter under conditions its own photos do not
+show."""
 
 from __future__ import annotations
 
@@ -65,6 +66,14 @@ def rolled(img: np.ndarray) -> np.ndarray:
     return cv2.warpAffine(img, m, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
 
+def lamp(img: np.ndarray) -> np.ndarray:
+    """Lit by a lamp to one side: the light falls off across the frame, the far side's encoded
+    values 0.8 of the near side's (about 0.6 of its light)."""
+    w = img.shape[1]
+    fall = np.linspace(0.8, 1.1, w, dtype=np.float32)[None, :, None]  # the lamp on the right
+    return np.clip(img * fall, 0, 255).astype(np.uint8)
+
+
 def dim_blur(img: np.ndarray) -> np.ndarray:
     """A dim room and a cheap camera at once: :func:`dim`, then :func:`blur`."""
     return blur(dim(img))
@@ -79,4 +88,5 @@ CHANGES: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "dim+blur": dim_blur,
     "far": far,
     "rolled": rolled,
+    "lamp": lamp,
 }

@@ -58,13 +58,15 @@ def test_ring_sample_counts_exactly_or_asks() -> None:
 
 
 @pytest.mark.skipif(RING is None, reason="shared vision samples not present")
-@pytest.mark.parametrize("name", ["half", "dim", "keystone", "dim+blur", "far", "rolled"])
+@pytest.mark.parametrize(
+    "name", ["half", "dim", "keystone", "dim+blur", "far", "rolled", "lamp"])
 def test_the_sample_seen_by_another_camera_counts_exactly_or_asks(name: str) -> None:
     """The same drops through a smaller camera, in dim and noisy light, from a slant, dim and
-    blurred at once, smaller and further up, or turned about its axis: every colour still
-    separates (black's model takes in none of the shadows beside its cubes, noise is no hard
-    light, grey crevice shadows are no traces of a coloured cube, and white showing little more
-    than its tops at 640 x 480 is not lost in the tray), and every count is right or asks."""
+    blurred at once, smaller and further up, turned about its axis, or lit by a lamp to one side:
+    every colour still separates (black's model takes in none of the shadows beside its cubes,
+    noise is no hard light, grey crevice shadows are no traces of a coloured cube, and white
+    showing little more than its tops at 640 x 480 is not lost in the tray), the crevices on the
+    lamp's far side are no white cubes, and every count is right or asks."""
     assert RING is not None
     change = CHANGES[name]
     profile = _calibrated_through(change)
