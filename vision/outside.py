@@ -32,7 +32,11 @@ class OutsideWatch:
         ys, xs = np.nonzero(band)
         self.cells = (ys, xs)
         self.points = np.stack([xs * STEP, ys * STEP, np.ones_like(xs)]).astype(np.float64)
-        self.empty = background[ys * STEP, xs * STEP].astype(np.float32)
+        # The rim's edges move a pixel or two against the floor's (the walls' parallax, a
+        # slanted view): each point may match the tray anywhere within that reach.
+        lo, hi = pixels.tray_range(background)
+        self.lo = lo[ys * STEP, xs * STEP].astype(np.float32)
+        self.hi = hi[ys * STEP, xs * STEP].astype(np.float32)
         self.smallest = SMALLEST * side * side / STEP**2
         self.half = 0.5 * side * side / STEP**2
 
@@ -49,12 +53,14 @@ class OutsideWatch:
         h, w = work.shape[:2]
         moved = np.rint(alignment.warp.astype(np.float64) @ self.points)
         # Where the tray moved part of the band out of the frame, the frame shows nothing of it.
-        seen = (moved[0] >= 0) & (moved[0] <= w - 1) & (moved[1] >= 0) & (moved[1] <= h - 1)
+        inside = (moved[0] >= 0) & (moved[0] <= w - 1) & (moved[1] >= 0) & (moved[1] <= h - 1)
         fx = np.clip(moved[0], 0, w - 1).astype(np.intp)
         fy = np.clip(moved[1], 0, h - 1).astype(np.intp)
-        both = np.concatenate([work[fy, fx], np.clip(self.empty * gain, 0, 255).astype(np.uint8)])
+        seen_px = work[fy, fx]
+        nearest = np.clip(seen_px, self.lo * gain, self.hi * gain)  # the likest tray nearby
+        both = np.concatenate([seen_px, np.clip(nearest, 0, 255).astype(np.uint8)])
         lab = cv2.cvtColor(both.reshape(-1, 1, 3), cv2.COLOR_BGR2LAB).reshape(2, -1, 3)
-        far = (np.linalg.norm(lab[0].astype(np.float32) - lab[1], axis=1) > CHANGE) & seen
+        far = (np.linalg.norm(lab[0].astype(np.float32) - lab[1], axis=1) > CHANGE) & inside
         if np.count_nonzero(far) < self.smallest:
             return []
         changed = np.zeros(self.shape, np.uint8)

@@ -224,7 +224,8 @@ def label_pixels(
 
 
 def tray_range(bg_lab: np.ndarray, tol: int = TOLERANCE_PX) -> tuple[np.ndarray, np.ndarray]:
-    """The darkest and lightest Lab values of the tray within ``tol`` pixels of each pixel."""
+    """The least and greatest value of each channel of the tray (its Lab, for the labelling)
+    within ``tol`` pixels of each pixel."""
     k = np.ones((2 * tol + 1, 2 * tol + 1), np.uint8)
     return cv2.erode(bg_lab, k), cv2.dilate(bg_lab, k)
 
