@@ -67,8 +67,8 @@ def rolled(img: np.ndarray) -> np.ndarray:
 
 
 def lamp(img: np.ndarray) -> np.ndarray:
-    """Lit by a lamp to one side: the light falls off across the frame, the far side's encoded
-    values 0.8 of the near side's (about 0.6 of its light)."""
+    """Lit by a lamp to one side: the photo's values scaled from 1.1 on the lamp's side down to
+    0.8 on the far side, which gets about half the light."""
     w = img.shape[1]
     fall = np.linspace(0.8, 1.1, w, dtype=np.float32)[None, :, None]  # the lamp on the right
     return np.clip(img * fall, 0, 255).astype(np.uint8)
