@@ -9,8 +9,10 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
+import cv2
 import numpy as np
 
+from vision import pixels
 from vision.photos import Sample
 from vision.profile import ACHROMATIC, ColourModel, Profile
 
@@ -25,6 +27,15 @@ the tray fills 0.7 of the frame, where it still counts right (at 0.7, every coun
 asked). A black or white lost in its tray shows far less (rendered, before it is looked for by a
 lighter top or its outlines: white on a light tray 0.07-0.12, on a pale one 0.23-0.42, black on
 a dark tray 0.32-0.54; seeds 501-503)."""
+NEUTRAL_CLEAR_TOPS = 0.45
+"""The same when black or white tops stand clear of the tray (:data:`CLEAR_TOP`) and hold
+together: only their rims then pass for the tray, as blur smears them across the tray's range
+into the shadows. White through the shared sample's 640 x 480 camera further up, blurred, shows
+0.54, its tops 1.64 times the tray's lightness. The lost blacks and whites above never hold
+together as tops (no core is measured) and are lit within 10% of the tray."""
+CLEAR_TOP = 1.4
+"""How many times lighter than the bare tray (white) or darker (black) a colour's top faces
+are when they stand clear of it."""
 SEPARATE_FROM_COLOURS = 3.0
 """Least Mahalanobis distance from the nearest other colour."""
 MID_GREY = "use a tray of another shade (a mid-grey tray suits all six colours)"
@@ -43,11 +54,12 @@ def grade(
     shadows (black tops mirror it), and how many of each photo's cubes it counts with their
     paint a little darker and lighter (``repainted``; paint varies from cube to cube)."""
     reference = float(np.median([m.area for m in profile.colours if m.name not in ACHROMATIC]))
+    tray_grey = _tray_grey(profile)
     models, report = [], []
     for m, colour_sep in zip(profile.colours, _colour_separations(profile), strict=True):
         problems = _miscounted(m.name, samples, verified)
         tray_sep = min(1.0, m.area / reference)
-        least = NEUTRAL_SEPARATE_FROM_TRAY if m.name in ACHROMATIC else SEPARATE_FROM_TRAY
+        least = _least_separation(m, tray_grey)
         glare = m.name == "black" and hard_light
         fragile = any(s.colour == m.name and any(n != s.n for n in counts)
                       for s, counts in zip(samples, repainted, strict=True))
@@ -66,6 +78,24 @@ def grade(
         "chroma_limit": profile.chroma_limit,
     }
     return replace(profile, colours=tuple(models), meta=meta)
+
+
+def _tray_grey(profile: Profile) -> float:
+    """The bare tray's median grey level on the floor (0..255)."""
+    bg = profile.background()
+    grey = cv2.cvtColor(bg, cv2.COLOR_BGR2GRAY)
+    floor = pixels.roi_mask(profile.roi, (bg.shape[1], bg.shape[0])) > 0
+    return float(np.median(grey[floor]))
+
+
+def _least_separation(m: ColourModel, tray_grey: float) -> float:
+    """The least share of a coloured cube's area that a cube of colour ``m`` must show against
+    the tray (see :data:`SEPARATE_FROM_TRAY`)."""
+    if m.name not in ACHROMATIC:
+        return SEPARATE_FROM_TRAY
+    top = m.face_grey / tray_grey
+    clear = m.core_frac > 0 and (top >= CLEAR_TOP if m.name == "white" else top <= 1 / CLEAR_TOP)
+    return NEUTRAL_CLEAR_TOPS if clear else NEUTRAL_SEPARATE_FROM_TRAY
 
 
 def _colour_separations(profile: Profile) -> list[float]:

@@ -17,7 +17,7 @@ exit beam does in the product: a cube hidden under others then shows as a total 
 against the truth cubes whose centres the blob's box holds: which cues to trust, and which not.
 ``--piles 0.03,0.01`` renders piles with as many tilted and stacked cubes as the sample's
 simulated drops have, instead of the harder default. ``--camera half,dim,keystone,warm,blur,
-dim+blur,far,rolled,lamp`` also counts each folder as those cameras would take it
+dim+blur,far,rolled,lamp,far+blur`` also counts each folder as those cameras would take it
 (:mod:`tests.bench.camera_changes`): the same drops, so the same truth, under conditions the
 folder's photos do not show. ``--physics`` pours each rendered drop from the tower's mouth and lets
 a physics engine settle it (:mod:`tests.bench.physics_drops`) instead of placing its cubes by

@@ -1,8 +1,8 @@
 """The same photos as another camera of the same rig would take them: smaller, in dim and noisy
-light, slanted, under a warm cast, blurred, dim and blurred at once, smaller and further up, or
-turned about its axis; or lit by a lamp to one side. Ground truth counts stay true, so any
-folder in the samples' layout measures the counter under conditions its own photos do not
-show."""
+light, slanted, under a warm cast, blurred, dim and blurred at once, smaller and further up
+(sharp or blurred), or turned about its axis; or lit by a lamp to one side. Ground truth counts
+stay true, so any folder in the samples' layout measures the counter under conditions its own
+photos do not show."""
 
 from __future__ import annotations
 
@@ -79,6 +79,12 @@ def dim_blur(img: np.ndarray) -> np.ndarray:
     return blur(dim(img))
 
 
+def far_blur(img: np.ndarray) -> np.ndarray:
+    """A cheap camera further up: :func:`far`, then :func:`blur` (cubes about 18 pixels wide,
+    their rims smeared over 3)."""
+    return blur(far(img))
+
+
 CHANGES: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "half": half,
     "dim": dim,
@@ -89,4 +95,5 @@ CHANGES: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "far": far,
     "rolled": rolled,
     "lamp": lamp,
+    "far+blur": far_blur,
 }
