@@ -27,7 +27,7 @@ import numpy as np
 from vision import pixels
 from vision.align import align, warp_image
 from vision.areamap import AreaMap, fit_area_map
-from vision.count import Counter
+from vision.count import UNKNOWN_OBJECT, Counter
 from vision.cues import SEAM_DEPTH, seam_hat, seam_pieces
 from vision.grading import grade
 from vision.photos import NO_COLOUR, Sample, calibration_files, colourless, read_image
@@ -738,7 +738,9 @@ for their lighter tops instead (:meth:`_Calibration._try_lift`)."""
 def _repainted_counts(counter: Counter, sample: Sample, frame: np.ndarray) -> tuple[int, ...]:
     """How many cubes of its colour a calibration photo (``frame``, working scale) counts with
     their paint darker and lighter by :data:`PAINT_SPREAD`: the colour's pixels and their rims
-    scaled (a photo's encoded values follow the paint's)."""
+    scaled (a photo's encoded values follow the paint's). A cube the paint turns into an unknown
+    object is not lost: the count asks for it (a yellow top clipped white where the light is
+    bright)."""
     cls = counter.names.index(sample.colour) + 1
     own = (counter.labels(frame).labels == cls).view(np.uint8)
     own = cv2.dilate(own, np.ones((3, 3), np.uint8)) > 0
@@ -747,5 +749,7 @@ def _repainted_counts(counter: Counter, sample: Sample, frame: np.ndarray) -> tu
         painted = frame.astype(np.float32)
         painted[own] *= factor
         seen = counter.count(np.clip(painted, 0, 255).astype(np.uint8))
-        counts.append(seen.counts[sample.colour])
+        found = seen.counts[sample.colour]
+        unknown = sum(r.startswith(UNKNOWN_OBJECT) for r in seen.reasons)
+        counts.append(found + min(unknown, max(0, sample.n - found)))
     return tuple(counts)

@@ -114,6 +114,9 @@ under others. Under :data:`REVIEW_BELOW`, so they ask, unless the exit beam's to
 TRAY_SLIVER = "a sliver of a colour the tray shows too: the tray, or a cube under another?"
 TRAY_TRACES = "specks of a colour the tray shows too: the tray, or a cube hidden under another?"
 ON_ANOTHER = "one tilted cube, or one lying on another (one whole top)"
+UNKNOWN_OBJECT = "unknown object"
+"""Why a photo asks about a patch that is neither tray nor a calibrated colour (then ``at (x,
+y)``)."""
 ON_ANOTHER_LIGHT = 0.85
 """Lightness (over a flat top's) from which a tilted-looking blob's largest face, a little darker
 than a flat top, may be the top of a cube lying on another: in 960 rendered drops (12 setups,
@@ -630,7 +633,7 @@ class Counter:
             typical = min(self.expected_area(i, x, y) for i in range(len(self.names)))
             need = 0.5 if in_between[j] > 0 else 0.25
             if stats[j, cv2.CC_STAT_AREA] >= need * typical:
-                out.append(f"unknown object at ({x / s:.0f}, {y / s:.0f})")
+                out.append(f"{UNKNOWN_OBJECT} at ({x / s:.0f}, {y / s:.0f})")
         return out
 
     def _read(
