@@ -301,9 +301,9 @@ class _Calibration:
         """The same at working scale (from :meth:`run` on)."""
         self.verified: list[dict[str, int]] = []
         """Each photo's counts under the profile last verified."""
-        self.repainted: list[tuple[int, ...]] | None = None
-        """Each coloured photo's counts with its cubes' paint darker and lighter (see
-        :data:`PAINT_SPREAD`), under the first profile: lifting black or white tops later
+        self.paint_loses: list[bool] | None = None
+        """Whether each coloured photo loses cubes with their paint darker or lighter (see
+        :func:`_paint_loses`), under the first profile: lifting black or white tops later
         changes how those are found, not how a coloured cube stands out from the tray."""
         self.shadow_depth = 1.0
         """How dark the shadows beside the cubes are (see :meth:`_tray_test`)."""
@@ -682,12 +682,12 @@ class _Calibration:
         counts."""
         counter = Counter(profile)
         self.verified = [counter.count(frame).counts for frame in work]
-        if self.repainted is None:
-            self.repainted = [
-                _repainted_counts(counter, s, frame) if s.colour not in ACHROMATIC else ()
+        if self.paint_loses is None:
+            self.paint_loses = [
+                s.colour not in ACHROMATIC and _paint_loses(counter, s, frame)
                 for s, frame in zip(self.samples, work, strict=True)
             ]
-        return grade(profile, self.samples, self.verified, self.hard_light, self.repainted)
+        return grade(profile, self.samples, self.verified, self.hard_light, self.paint_loses)
 
     @property
     def hard_light(self) -> bool:
@@ -735,21 +735,22 @@ Black and white are told from the tray by lightness alone; where they blend, cal
 for their lighter tops instead (:meth:`_Calibration._try_lift`)."""
 
 
-def _repainted_counts(counter: Counter, sample: Sample, frame: np.ndarray) -> tuple[int, ...]:
-    """How many cubes of its colour a calibration photo (``frame``, working scale) counts with
-    their paint darker and lighter by :data:`PAINT_SPREAD`: the colour's pixels and their rims
-    scaled (a photo's encoded values follow the paint's). A cube the paint turns into an unknown
-    object is not lost: the count asks for it (a yellow top clipped white where the light is
-    bright)."""
+def _paint_loses(counter: Counter, sample: Sample, frame: np.ndarray) -> bool:
+    """Whether a calibration photo (``frame``, working scale) with its cubes' paint darker or
+    lighter by :data:`PAINT_SPREAD` (the colour's pixels and their rims scaled: a photo's encoded
+    values follow the paint's) loses cubes of its colour, or miscounts them without asking.
+
+    A cube the paint turns into an unknown object is not lost, nor one counted twice by a count
+    that asks: the count asks for it (a yellow top clipped white where the light is bright)."""
     cls = counter.names.index(sample.colour) + 1
     own = (counter.labels(frame).labels == cls).view(np.uint8)
     own = cv2.dilate(own, np.ones((3, 3), np.uint8)) > 0
-    counts = []
     for factor in PAINT_SPREAD:
         painted = frame.astype(np.float32)
         painted[own] *= factor
         seen = counter.count(np.clip(painted, 0, 255).astype(np.uint8))
         found = seen.counts[sample.colour]
         unknown = sum(r.startswith(UNKNOWN_OBJECT) for r in seen.reasons)
-        counts.append(found + min(unknown, max(0, sample.n - found)))
-    return tuple(counts)
+        if found + unknown < sample.n or (found != sample.n and not seen.needs_review):
+            return True
+    return False

@@ -47,12 +47,13 @@ cubes' own spread. Six cubes painted and turned as in the shared sample's photos
 
 def grade(
     profile: Profile, samples: Sequence[Sample], verified: Sequence[dict[str, int]],
-    hard_light: bool, repainted: Sequence[tuple[int, ...]],
+    hard_light: bool, paint_loses: Sequence[bool],
 ) -> Profile:
     """The profile with each colour graded, given each calibration photo's counts under it
     (``verified``, in the order of ``samples``), whether a single hard light casts the
-    shadows (black tops mirror it), and how many of each photo's cubes it counts with their
-    paint a little darker and lighter (``repainted``; paint varies from cube to cube)."""
+    shadows (black tops mirror it), and whether each photo's cubes are lost or miscounted
+    without asking when their paint is a little darker or lighter (``paint_loses``; paint
+    varies from cube to cube)."""
     reference = float(np.median([m.area for m in profile.colours if m.name not in ACHROMATIC]))
     tray_grey = _tray_grey(profile)
     models, report = [], []
@@ -61,8 +62,8 @@ def grade(
         tray_sep = min(1.0, m.area / reference)
         least = _least_separation(m, tray_grey)
         glare = m.name == "black" and hard_light
-        fragile = any(s.colour == m.name and any(n != s.n for n in counts)
-                      for s, counts in zip(samples, repainted, strict=True))
+        fragile = any(s.colour == m.name and loses
+                      for s, loses in zip(samples, paint_loses, strict=True))
         reliable = (m.reliable and not problems and tray_sep >= least
                     and colour_sep >= SEPARATE_FROM_COLOURS and not glare and not m.lift
                     and not m.outlined and not fragile)

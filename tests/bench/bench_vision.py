@@ -17,11 +17,12 @@ exit beam does in the product: a cube hidden under others then shows as a total 
 against the truth cubes whose centres the blob's box holds: which cues to trust, and which not.
 ``--piles 0.03,0.01`` renders piles with as many tilted and stacked cubes as the sample's
 simulated drops have, instead of the harder default. ``--camera half,dim,keystone,warm,blur,
-dim+blur,far,rolled,lamp,far+blur`` also counts each folder as those cameras would take it
-(:mod:`tests.bench.camera_changes`): the same drops, so the same truth, under conditions the
-folder's photos do not show. ``--physics`` pours each rendered drop from the tower's mouth and lets
-a physics engine settle it (:mod:`tests.bench.physics_drops`) instead of placing its cubes by
-rule: how often cubes tilt, stack and hide one another is then physics', not a chosen share.
+dim+blur,far,rolled,lamp,far+blur,far+smoothed`` also counts each folder as those cameras would
+take it (:mod:`tests.bench.camera_changes`): the same drops, so the same truth, under conditions
+the folder's photos do not show. ``--physics`` pours each rendered drop from the tower's mouth
+and lets a physics engine settle it (:mod:`tests.bench.physics_drops`) instead of placing its
+cubes by rule: how often cubes tilt, stack and hide one another is then physics', not a chosen
+share.
 Each rendered cube is painted up to 15% lighter or darker than its colour, as the shared
 sample's cubes are (wood takes paint unevenly; their lone flat tops range over 0.76-1.17 of the
 calibrated top's lightness); ``--paint 0`` paints every cube of a colour alike.
