@@ -82,11 +82,11 @@ def grade(
 
 
 def _tray_grey(profile: Profile) -> float:
-    """The bare tray's median grey level on the floor (0..255)."""
+    """The bare tray's median grey level on the floor (1..255: a black tray's is taken as 1)."""
     bg = profile.background()
     grey = cv2.cvtColor(bg, cv2.COLOR_BGR2GRAY)
     floor = pixels.roi_mask(profile.roi, (bg.shape[1], bg.shape[0])) > 0
-    return float(np.median(grey[floor]))
+    return max(1.0, float(np.median(grey[floor])))
 
 
 def _least_separation(m: ColourModel, tray_grey: float) -> float:
