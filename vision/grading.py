@@ -19,20 +19,17 @@ from vision.profile import ACHROMATIC, ColourModel, Profile
 SEPARATE_FROM_TRAY = 0.7
 """Least share of a coloured cube's area that a cube of the colour shows against the tray (every
 cube is the same size: one that shows less is partly lost in the tray)."""
-NEUTRAL_SEPARATE_FROM_TRAY = 0.6
-"""The same for black and white, whose shaded side faces and blurred rims are as neutral as the
-tray's shadow and may pass for it while the tops show whole. White on the shared sample's
-mid-grey tray shows 0.75-0.80 of a coloured cube's area, and 0.66 when its photos are halved and
-the tray fills 0.7 of the frame, where it still counts right (at 0.7, every count of that camera
-asked). A black or white lost in its tray shows far less (rendered, before it is looked for by a
-lighter top or its outlines: white on a light tray 0.07-0.12, on a pale one 0.23-0.42, black on
-a dark tray 0.32-0.54; seeds 501-503)."""
-NEUTRAL_CLEAR_TOPS = 0.45
-"""The same when black or white tops stand clear of the tray (:data:`CLEAR_TOP`) and hold
-together: only their rims then pass for the tray, as blur smears them across the tray's range
-into the shadows. White through the shared sample's 640 x 480 camera further up, blurred, shows
-0.54, its tops 1.64 times the tray's lightness. The lost blacks and whites above never hold
-together as tops (no core is measured) and are lit within 10% of the tray."""
+CLEAR_TOPS_SEPARATE = 0.45
+"""The same for black and white whose tops stand clear of the tray (:data:`CLEAR_TOP`) and hold
+together (their seams' core is measured): their side faces and blurred rims, as neutral as the
+tray's shadow, may pass for it while the tops show whole. White on the shared sample's mid-grey
+tray shows 0.54-0.80 of a coloured cube's area (0.54 through a 640 x 480 camera further up,
+blurred), its tops 1.64-1.83 times the tray's lightness. A black or white whose tops do not
+stand clear needs :data:`SEPARATE_FROM_TRAY`: white on a pale tray (its tops 1.27 times the
+tray) showing 0.66 lost most of its cubes in rendered drops (seed 556: 15 of 40 drops read white
+short and did not ask). Blacks and whites lost in their trays show 0.07-0.54, never hold
+together as tops, and are lit within 10% of the tray (rendered light, pale and dark trays, seeds
+501-508)."""
 CLEAR_TOP = 1.4
 """How many times lighter than the bare tray (white) or darker (black) a colour's top faces
 are when they stand clear of it."""
@@ -92,11 +89,11 @@ def _tray_grey(profile: Profile) -> float:
 def _least_separation(m: ColourModel, tray_grey: float) -> float:
     """The least share of a coloured cube's area that a cube of colour ``m`` must show against
     the tray (see :data:`SEPARATE_FROM_TRAY`)."""
-    if m.name not in ACHROMATIC:
+    if m.name not in ACHROMATIC or m.core_frac <= 0:
         return SEPARATE_FROM_TRAY
     top = m.face_grey / tray_grey
-    clear = m.core_frac > 0 and (top >= CLEAR_TOP if m.name == "white" else top <= 1 / CLEAR_TOP)
-    return NEUTRAL_CLEAR_TOPS if clear else NEUTRAL_SEPARATE_FROM_TRAY
+    clear = top >= CLEAR_TOP if m.name == "white" else top <= 1 / CLEAR_TOP
+    return CLEAR_TOPS_SEPARATE if clear else SEPARATE_FROM_TRAY
 
 
 def _colour_separations(profile: Profile) -> list[float]:

@@ -14,7 +14,7 @@ import pytest
 from tests.bench.camera_changes import CHANGES
 from vision import Counter, calibrate, load_calibration_dir
 from vision.count import SHADE_SLIVER, CountResult
-from vision.grading import NEUTRAL_SEPARATE_FROM_TRAY
+from vision.grading import SEPARATE_FROM_TRAY
 from vision.profile import Profile
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -82,14 +82,14 @@ def test_the_sample_seen_by_another_camera_counts_exactly_or_asks(name: str) -> 
 def test_white_whose_blurred_rims_pass_for_the_tray_is_still_told_from_it() -> None:
     """A small camera further up, blurred: the white cubes' rims are smeared across the tray's
     range into their shadows and read as tray, so white shows 0.54 of a coloured cube's area
-    (under the 0.6 asked of black and white) and was graded lost in the tray: every count asked,
-    and 000 read a white cube in the tray. Its tops, lit 1.6 times the tray and holding
+    (under the 0.6 then asked of black and white) and was graded lost in the tray: every count
+    asked, and 000 read a white cube in the tray. Its tops, lit 1.6 times the tray and holding
     together, stand clear of it."""
     assert RING is not None
     change = CHANGES["far+blur"]
     profile = _calibrated_through(change)
     white = profile.colour("white")
-    assert white.tray_separation < NEUTRAL_SEPARATE_FROM_TRAY
+    assert white.tray_separation < SEPARATE_FROM_TRAY
     assert white.reliable and not white.lift, white.note
     sure = 0
     for photo, res, truth in _counted_through(change, Counter(profile)):
