@@ -27,7 +27,7 @@ import numpy as np
 from vision import pixels
 from vision.align import align, warp_image
 from vision.areamap import AreaMap, fit_area_map
-from vision.count import UNKNOWN_OBJECT, Counter
+from vision.count import UNKNOWN_OBJECT, Counter, LabelMemo
 from vision.cues import SEAM_DEPTH, seam_hat, seam_pieces
 from vision.grading import grade
 from vision.photos import NO_COLOUR, Sample, calibration_files, colourless, read_image
@@ -307,6 +307,9 @@ class _Calibration:
         changes how those are found, not how a coloured cube stands out from the tray."""
         self.shadow_depth = 1.0
         """How dark the shadows beside the cubes are (see :meth:`_tray_test`)."""
+        self.memo: LabelMemo = {}
+        """The working photos' labels under the profile last counted with (see
+        :class:`~vision.count.Counter`)."""
         h, w = empty.shape[:2]
         self.image_size = (w, h)
 
@@ -319,6 +322,7 @@ class _Calibration:
         bg = pixels.smooth_background(pixels.to_working(self.empty, size))
         self.samples = [replace(s, image=pixels.to_working(s.image, size)) for s in self.photos()]
         work = [s.image for s in self.samples]
+        self.memo = {id(f): (f, None, None) for f in work}
         self.empty = bg
         side = self.side0 * scale / self.scale0
         roi_poly = _floor_polygon(bg, side)
@@ -390,7 +394,7 @@ class _Calibration:
         told from the tray by a few percent of lightness), but its counts are no longer lost.
         Returns the profile with the level, before and after grading, or None.
         """
-        counter = Counter(graded)
+        counter = Counter(graded, self.memo)
         cls = counter.names.index(colour) + 1
         bare, own, n_own = [], None, 0
         for s, frame in zip(self.samples, work, strict=True):
@@ -556,7 +560,7 @@ class _Calibration:
     ) -> Profile:
         """Fit one-cube area per colour and the camera geometry that scales it over the image
         (to the seam-cut ``tops`` of lone cubes too, if measured)."""
-        counter = Counter(profile)
+        counter = Counter(profile, self.memo)
         size = profile.work_size
         per: dict[str, list[tuple[float, float, float, int]]] = {c: [] for c in COLOURS}
         for s, frame in zip(self.samples, work, strict=True):
@@ -613,7 +617,7 @@ class _Calibration:
         cubes under the real light (grain, noise, blur) rather than from constants. A colour
         whose faces are as dark-streaked as a seam would be (black in dim light) gets no seams.
         """
-        counter = Counter(profile)
+        counter = Counter(profile, self.memo)
         lone_tops: list[tuple[str, float, float, float]] = []
         found: dict[str, list[tuple[np.ndarray, np.ndarray, float, float, float, np.ndarray]]] = {
             c: [] for c in COLOURS
@@ -680,7 +684,7 @@ class _Calibration:
         """Count each calibration photo with the new profile (kept in :attr:`verified`), and
         again with its cubes' paint a little darker and lighter; grade each colour on those
         counts."""
-        counter = Counter(profile)
+        counter = Counter(profile, self.memo)
         self.verified = [counter.count(frame).counts for frame in work]
         if self.paint_loses is None:
             self.paint_loses = [

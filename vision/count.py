@@ -271,11 +271,16 @@ class EmptyTray:
 _TRAYS: dict[tuple[Any, ...], EmptyTray] = {}
 
 
+def _tray_key(profile: Profile) -> tuple[Any, ...]:
+    """What the empty tray's parts are built from."""
+    return (profile.background_png, profile.roi, profile.work_size, profile.ratio_range,
+            profile.chroma_limit)
+
+
 def _empty_tray(profile: Profile) -> tuple[EmptyTray, bool]:
     """The profile's empty tray, and whether it was built now: remembered for the last two
     setups, as calibration builds a dozen counters on one tray (a fifth of its time)."""
-    key = (profile.background_png, profile.roi, profile.work_size, profile.ratio_range,
-           profile.chroma_limit)
+    key = _tray_key(profile)
     if key in _TRAYS:
         return _TRAYS[key], False
     background = profile.background()
@@ -295,11 +300,19 @@ def _empty_tray(profile: Profile) -> tuple[EmptyTray, bool]:
     return tray, True
 
 
+LabelMemo = dict[int, tuple[np.ndarray, Any, Labelled | None]]
+"""Frames by id, each with the labelling last made of it and its labels (see :class:`Counter`)."""
+
+
 class Counter:
     """Counts cubes in frames from the setup a profile was calibrated on."""
 
-    def __init__(self, profile: Profile) -> None:
+    def __init__(self, profile: Profile, memo: LabelMemo | None = None) -> None:
+        """``memo``: frames to remember the labels of, by id (each entry holds its frame, so the
+        id stays its own), with the labelling last made of each: calibration counts and measures
+        its photos under a dozen profiles, most of which label alike."""
         self.profile = profile
+        self.memo = memo
         self.size = profile.work_size
         tray, built = _empty_tray(profile)
         self.background, self.bg_lab, self.roi = tray.background, tray.bg_lab, tray.roi
@@ -335,6 +348,12 @@ class Counter:
                  or [c.area for c in profile.colours])
         self.plain_area = float(np.median(plain))
         self.outside = OutsideWatch(self.background, self.roi, math.sqrt(self.plain_area))
+        self.labelling = (
+            _tray_key(profile), self.size,
+            tuple((c.mean, c.cov, c.glint) for c in profile.colours), tuple(self.lifts),
+            (tuple(self.outlined), self.plain_area, profile.area_map) if self.outlined else (),
+        )
+        """Everything :meth:`labels` depends on besides the frame."""
         if built:
             # One throw-away count so the first real one is not slowed by first-use set-up
             # costs (a counter on a tray already counted on has paid them).
@@ -355,6 +374,16 @@ class Counter:
 
     def labels(self, frame: np.ndarray) -> Labelled:
         """Label every working pixel: 0 tray, 1..6 a colour (profile order), 255 unknown."""
+        if self.memo is None:
+            return self._labels(frame)
+        held = self.memo.get(id(frame))
+        if held is None or held[0] is not frame:
+            return self._labels(frame)
+        if held[2] is None or held[1] != self.labelling:
+            self.memo[id(frame)] = (frame, self.labelling, self._labels(frame))
+        return self.memo[id(frame)][2]
+
+    def _labels(self, frame: np.ndarray) -> Labelled:
         work = pixels.to_working(frame, self.size)
         if self.featureless:
             al = Alignment(np.array([[1, 0, 0], [0, 1, 0]], np.float32), 0.0)

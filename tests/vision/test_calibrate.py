@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import math
 import shutil
 from dataclasses import replace
@@ -25,7 +26,7 @@ from vision.calibrate import _robust_gaussian, cubes_per_blob
 from vision.grading import AREA_ERROR_LIMIT
 from vision.photos import Sample
 
-from .conftest import bench_drop, calibrated, rendered_profile
+from .conftest import SIZE, bench_drop, calibrated, rendered_profile
 
 
 def _copy(src: Path, dst: Path) -> Path:
@@ -257,3 +258,18 @@ def test_white_whose_tops_barely_stand_out_from_a_pale_tray_needs_a_coloured_cub
     white = profile.colour("white")
     assert not white.reliable, format_report(profile)
     assert all(m.reliable for m in profile.colours if m.name != "white"), format_report(profile)
+
+
+@pytest.mark.parametrize(("seed", "paint", "size"), [(3, 0.0, SIZE), (208, 0.15, None)])
+def test_labels_remembered_between_a_calibrations_counters_change_nothing(
+    seed: int, paint: float, size: tuple[int, int] | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Calibration labels its photos once per labelling, not once per counter: the profile is the
+    one labelling every time makes (white found by its lighter tops at seed 3, by its outlines at
+    seed 208, where labels follow the fitted areas)."""
+    setup = replace(scenes.condition("light-tray", size), paint_variation=paint)
+    remembered = calibrated(setup, seed)
+    assert remembered.colour("white").lift if seed == 3 else remembered.colour("white").outlined
+    module = importlib.import_module("vision.calibrate")
+    monkeypatch.setattr(module, "Counter", lambda profile, memo=None: Counter(profile))
+    assert calibrated(setup, seed) == remembered
