@@ -488,9 +488,10 @@ class _Calibration:
             sel = (ring > 0) & (near == 0) & (roi_a > 0)
             far = (ring == 0) & (roi_a > 0)
             shades.append(dark[sel])
-            darks += [shades[-1], dark[far][::7]]
-            brights += [bright[sel], bright[far][::7]]
-            chromas += [chroma[sel], chroma[far][::7]]
+            # Every 7th far pixel, copied: a strided view would keep all of them.
+            darks += [shades[-1], dark[far][::7].copy()]
+            brights += [bright[sel], bright[far][::7].copy()]
+            chromas += [chroma[sel], chroma[far][::7].copy()]
             del dark, bright, chroma
         c = np.concatenate(chromas)
         lo = float(np.clip(np.percentile(np.concatenate(darks), 0.5), 0.3, 0.95))
