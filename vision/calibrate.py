@@ -319,11 +319,13 @@ class _Calibration:
             max(16, round(self.image_size[0] * scale)),
             max(16, round(self.image_size[1] * scale)),
         )
-        bg = pixels.smooth_background(pixels.to_working(self.empty, size))
-        self.samples = [replace(s, image=pixels.to_working(s.image, size)) for s in self.photos()]
+        bg = self.empty = pixels.smooth_background(pixels.to_working(self.empty, size))
+        self.samples = []
+        for s in self.photos():
+            self.samples.append(replace(s, image=pixels.to_working(s.image, size)))
+            del s  # the full photo goes before the next is decoded
         work = [s.image for s in self.samples]
         self.memo = {id(f): (f, None, None) for f in work}
-        self.empty = bg
         side = self.side0 * scale / self.scale0
         roi_poly = _floor_polygon(bg, side)
         roi = pixels.roi_mask(roi_poly, size)
@@ -454,6 +456,7 @@ class _Calibration:
             mask = _cube_mask(pixels.to_working(s.image, size), bg, roi, s.n)
             areas.extend(a for a, _, _ in _components(mask, roi, 12))
             names.append(s.name)
+            del s  # the full photo goes before the next is decoded
         if not areas:
             raise VisionError(
                 f"{names[0]}: no cubes found in any photo "
