@@ -11,6 +11,7 @@ makes the result ask for review rather than guess.
 from __future__ import annotations
 
 import math
+import threading
 import time
 from dataclasses import dataclass, field, replace
 from functools import partial
@@ -269,6 +270,7 @@ class EmptyTray:
 
 
 _TRAYS: dict[tuple[Any, ...], EmptyTray] = {}
+_TRAYS_LOCK = threading.Lock()
 
 
 def _tray_key(profile: Profile) -> tuple[Any, ...]:
@@ -281,8 +283,10 @@ def _empty_tray(profile: Profile) -> tuple[EmptyTray, bool]:
     """The profile's empty tray, and whether it was built now: remembered for the last two
     setups, as calibration builds a dozen counters on one tray (a fifth of its time)."""
     key = _tray_key(profile)
-    if key in _TRAYS:
-        return _TRAYS[key], False
+    with _TRAYS_LOCK:
+        tray = _TRAYS.get(key)
+    if tray is not None:
+        return tray, False
     background = profile.background()
     bg_lab = cv2.cvtColor(background, cv2.COLOR_BGR2LAB)
     roi = pixels.roi_mask(profile.roi, profile.work_size)
@@ -294,9 +298,10 @@ def _empty_tray(profile: Profile) -> tuple[EmptyTray, bool]:
         background, bg_lab, roi, test, aligner, pixels.SparseLabeller(bg_lab, roi, test),
         float(np.percentile(edges, 99)) < FEATURELESS, not colourless(background),
     )
-    if len(_TRAYS) >= 2:
-        _TRAYS.pop(next(iter(_TRAYS)))
-    _TRAYS[key] = tray
+    with _TRAYS_LOCK:  # counters are built on other threads too (the tower events' in simulation)
+        if len(_TRAYS) >= 2:
+            _TRAYS.pop(next(iter(_TRAYS)))
+        _TRAYS[key] = tray
     return tray, True
 
 
