@@ -567,6 +567,7 @@ class _Calibration:
         counter = Counter(profile, self.memo)
         size = profile.work_size
         per: dict[str, list[tuple[float, float, float, int]]] = {c: [] for c in COLOURS}
+        uneven: dict[str, str] = {}  # a colour's photo whose blobs do not add up to its cubes
         for s, frame in zip(self.samples, work, strict=True):
             blobs = self._blobs(counter, frame, s.colour)
             big = [b for b in blobs if b[0] >= 0.15 * max(b2[0] for b2 in blobs)] if blobs else []
@@ -575,8 +576,9 @@ class _Calibration:
                     continue  # lost in the tray: graded below, and perhaps found by its tops
                 raise VisionError(f"{s.name}: no {s.colour} cubes found")
             ns = cubes_per_blob([b[0] for b in big], s.n)
-            if ns is None:
-                continue  # blobs that cannot be made to add up are left out of the area fit
+            if ns is None:  # left out of the area fit
+                uneven[s.colour] = Path(s.name).name
+                continue
             per[s.colour] += [(b[0], b[1], b[2], k) for b, k in zip(big, ns, strict=True)]
         chromatic = [(c, a / k, x, y) for c, items in per.items() if c not in ACHROMATIC
                      for a, x, y, k in items]
@@ -599,7 +601,11 @@ class _Calibration:
         fallback = float(np.median(list(unit_area.values()))) if unit_area else TARGET_SIDE**2
         for m in profile.colours:
             area = unit_area.get(m.name)
-            note = "" if area else "could not measure one cube's area: photos do not count cleanly"
+            note = "" if area else (
+                f"could not measure one cube's area: the {m.name} blobs in {uneven[m.name]} do "
+                f"not add up to its cubes (one lit or painted far off the rest?): retake it with "
+                f"the cubes apart, under even light"
+                if m.name in uneven else "could not measure one cube's area")
             lone = [a / area_map.scale(x, y, follow.get(m.name, 1.0), size)
                     for a, x, y, k in per[m.name] if k == 1]
             models.append(

@@ -115,6 +115,16 @@ def test_black_under_one_hard_light_warns_even_when_its_photo_counts_right() -> 
     assert all(m.reliable for m in profile.colours if m.name != "black")
 
 
+def test_a_photo_whose_blobs_do_not_add_up_is_named_with_the_fix() -> None:
+    """Under one hard lamp a blue calibration cube lit and painted lighter than the rest (L* 107
+    against 68-84) shows only its side faces as blue: the photo's blobs do not add up to its six
+    cubes, so blue's area is not measured and it warns, naming the photo and what to do."""
+    setup = replace(scenes.condition("harsh-light"), paint_variation=0.15)
+    blue = calibrated(setup, 802).colour("blue")
+    assert not blue.reliable
+    assert "blue-6.png do not add up to its cubes" in blue.note and "even light" in blue.note
+
+
 def test_black_under_one_hard_light_is_matched_with_the_lamp_it_mirrors(tmp_path: Path) -> None:
     """Even matte black tops shine dark grey where they mirror a single hard lamp, so black is
     also matched with neutral light added (its glint); under diffuse light no colour is."""
