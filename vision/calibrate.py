@@ -603,8 +603,8 @@ class _Calibration:
             area = unit_area.get(m.name)
             note = "" if area else (
                 f"could not measure one cube's area: the {m.name} blobs in {uneven[m.name]} do "
-                f"not add up to its cubes (one lit or painted far off the rest?): retake it with "
-                f"the cubes apart, under even light"
+                "not add up to its cubes (one lit or painted far off the rest?): retake it with "
+                "the cubes apart, under even light"
                 if m.name in uneven else "could not measure one cube's area")
             lone = [a / area_map.scale(x, y, follow.get(m.name, 1.0), size)
                     for a, x, y, k in per[m.name] if k == 1]
