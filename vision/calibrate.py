@@ -302,9 +302,10 @@ class _Calibration:
         self.verified: list[dict[str, int]] = []
         """Each photo's counts under the profile last verified."""
         self.paint_loses: list[bool] | None = None
-        """Whether each coloured photo loses cubes with their paint darker or lighter (see
+        """Whether each photo loses cubes with their paint darker or lighter (see
         :func:`_paint_loses`), under the first profile: lifting black or white tops later
-        changes how those are found, not how a coloured cube stands out from the tray."""
+        changes how those are found (and a colour found so asks anyway), not how a coloured
+        cube stands out from the tray."""
         self.shadow_depth = 1.0
         """How dark the shadows beside the cubes are (see :meth:`_tray_test`)."""
         self.memo: LabelMemo = {}
@@ -698,7 +699,7 @@ class _Calibration:
         self.verified = [counter.count(frame).counts for frame in work]
         if self.paint_loses is None:
             self.paint_loses = [
-                s.colour not in ACHROMATIC and _paint_loses(counter, s, frame)
+                _paint_loses(counter, s, frame)
                 for s, frame in zip(self.samples, work, strict=True)
             ]
         return grade(profile, self.samples, self.verified, self.hard_light, self.paint_loses)
@@ -747,19 +748,26 @@ the calibrated top's lightness (red; blue 0.78-1.09; 5th to 95th percentile). A 
 so painted are lost in the tray (green cubes on green felt vanish whole at 0.8) is unreliable.
 Black and white are told from the tray by lightness alone; where they blend, calibration looks
 for their lighter tops instead (:meth:`_Calibration._try_lift`)."""
+NEUTRAL_PAINT_SPREAD = (0.85, 1.15)
+"""The same for black and white: their lone flat tops in the shared sample's photos range over
+0.86-1.10 (white) and 0.96-1.16 (black) of the median top's lightness. Where a white top stands
+only a little lighter than the tray (a pale tray; dim, warm light), a cube so painted is lost in
+it whole: drawn the way the sample was, a pale tray's drops counted one white cube short without
+asking (seed 11, 2 of 25 drops)."""
 
 
 def _paint_loses(counter: Counter, sample: Sample, frame: np.ndarray) -> bool:
     """Whether a calibration photo (``frame``, working scale) with its cubes' paint darker or
-    lighter by :data:`PAINT_SPREAD` (the colour's pixels and their rims scaled: a photo's encoded
-    values follow the paint's) loses cubes of its colour, or miscounts them without asking.
+    lighter by :data:`PAINT_SPREAD` (black and white: :data:`NEUTRAL_PAINT_SPREAD`; the colour's
+    pixels and their rims scaled: a photo's encoded values follow the paint's) loses cubes of its
+    colour, or miscounts them without asking.
 
     A cube the paint turns into an unknown object is not lost, nor one counted twice by a count
     that asks: the count asks for it (a yellow top clipped white where the light is bright)."""
     cls = counter.names.index(sample.colour) + 1
     own = (counter.labels(frame).labels == cls).view(np.uint8)
     own = cv2.dilate(own, np.ones((3, 3), np.uint8)) > 0
-    for factor in PAINT_SPREAD:
+    for factor in NEUTRAL_PAINT_SPREAD if sample.colour in ACHROMATIC else PAINT_SPREAD:
         painted = frame.astype(np.float32)
         painted[own] *= factor
         seen = counter.count(np.clip(painted, 0, 255).astype(np.uint8))
