@@ -223,6 +223,8 @@ class _Scene:
         self.casters: list[np.ndarray] = []
         self.cube_ids: list[int] = []
         self.cube_corners: list[np.ndarray] = []
+        self.cube_outlines: list[np.ndarray] = []
+        """Each cube's bevelled mesh points (centimetres): what the camera sees of it alone."""
         tray = rig["tray_cm"]
         tw, th = tray["floor"]
         t, h, mouth = tray["wall_thickness"], tray["wall_height"], tray["mouth_width"]
@@ -255,6 +257,7 @@ class _Scene:
                                       baseOrientation=_quaternion(rot), physicsClientId=self.client)
             self.cube_ids.append(body)
             self.cube_corners.append(_box_corners(centre, [half] * 3, rot))
+            self.cube_outlines.append(np.asarray(centre) + np.asarray(verts) * 100 @ rot.T)
         self.casters += self.cube_corners
 
     def _box(self, half: Sequence[float], pos: Sequence[float], rgb: Sequence[float]) -> int:
@@ -389,9 +392,10 @@ def photo(rig: Rig, cubes: Sequence[Cube], rng: np.random.Generator
     size = tuple(rig["res"])
     img = _camera_output(rig, cv2.resize(linear, size, interpolation=cv2.INTER_AREA), rng)
     truth = []
-    for cube, body, corners in zip(cubes, scene.cube_ids, scene.cube_corners, strict=True):
+    for cube, body, corners, points in zip(cubes, scene.cube_ids, scene.cube_corners,
+                                           scene.cube_outlines, strict=True):
         alone = np.zeros(seg.shape, np.uint8)
-        outline = cv2.convexHull(np.round(cam.project(corners)).astype(np.int32))
+        outline = cv2.convexHull(np.round(cam.project(points)).astype(np.int32))
         cv2.fillConvexPoly(alone, outline, 1)
         seen = float((seg == body).sum())
         centre = cam.project(np.array([[v / 10 for v in cube.centre]]))[0] / SUPERSAMPLE
