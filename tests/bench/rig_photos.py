@@ -37,7 +37,7 @@ import pybullet as pb
 
 from tests.bench.physics_drops import settle
 from vision import COLOURS, scenes
-from vision.render import PAINTS, Cube, Setup
+from vision.render import PAINTS, UNIT_CUBE, Cube, Setup, cube_corners
 
 Rig = dict[str, Any]
 
@@ -79,10 +79,9 @@ def from_rig_json(path: Path) -> Rig:
     data = json.loads(path.read_text())
     params = data["params"]
     rig = copy.deepcopy(RING)
-    for key in ("res", "cam_dist", "tilt_deg", "tilt_azim", "roll_deg", "jitter_cm",
+    for key in ("res", "cam_dist", "fov_deg", "tilt_deg", "tilt_azim", "roll_deg", "jitter_cm",
                 "jitter_roll_deg", "ambient", "ambient_color", "ao"):
         rig[key] = params.get(key, rig[key])
-    rig["fov_deg"] = params.get("fov_deg", rig["fov_deg"])
     rig["lights"] = [_lamp(lamp["elev"], lamp["azim"], lamp["intensity"], lamp["shadow"],
                            lamp["color"], lamp.get("penumbra", 5.0), lamp.get("spec", 0.1))
                      for lamp in params["lights"]]
@@ -208,9 +207,9 @@ def _quaternion(rot: np.ndarray) -> list[float]:
     return q
 
 
-def _box_corners(centre: Sequence[float], half: Sequence[float], rot: np.ndarray) -> np.ndarray:
-    signs = np.array(list(itertools.product((-1, 1), repeat=3)), float)
-    return np.asarray(centre) + (signs * np.asarray(half)) @ rot.T
+def _box_corners(centre: Sequence[float], half: Sequence[float]) -> np.ndarray:
+    """The 8 corners of an upright box."""
+    return np.asarray(centre) + UNIT_CUBE * 2 * np.asarray(half)
 
 
 class _Scene:
@@ -247,8 +246,8 @@ class _Scene:
         for cube in cubes:
             paint = np.asarray(spec["paint_srgb"][cube.colour], float)
             paint = np.clip(paint * (1 + rng.uniform(-1, 1) * spec["paint_spread"]), 0, 1)
-            half = cube.edge / 20
-            verts, idx, norms = _bevelled_cube(half / 100, spec["bevel_frac"] * cube.edge / 1000)
+            verts, idx, norms = _bevelled_cube(cube.edge / 2000,  # metres
+                                               spec["bevel_frac"] * cube.edge / 1000)
             shape = pb.createVisualShape(pb.GEOM_MESH, vertices=verts, indices=idx, normals=norms,
                                          rgbaColor=[*paint, 1], physicsClientId=self.client)
             rot = np.asarray(cube.rotation, float)
@@ -256,7 +255,7 @@ class _Scene:
             body = pb.createMultiBody(0, -1, shape, basePosition=[v / 100 for v in centre],
                                       baseOrientation=_quaternion(rot), physicsClientId=self.client)
             self.cube_ids.append(body)
-            self.cube_corners.append(_box_corners(centre, [half] * 3, rot))
+            self.cube_corners.append(cube_corners(cube) / 10)
             self.cube_outlines.append(np.asarray(centre) + np.asarray(verts) * 100 @ rot.T)
         self.casters += self.cube_corners
 
@@ -267,11 +266,16 @@ class _Scene:
         body = pb.createMultiBody(0, -1, shape, basePosition=[v / 100 for v in pos],
                                   physicsClientId=self.client)
         if pos[2] + half[2] > 0.05:
-            self.casters.append(_box_corners(pos, half, np.eye(3)))
+            self.casters.append(_box_corners(pos, half))
         return body
 
     def close(self) -> None:
         pb.disconnect(self.client)
+
+
+def _px_per_cm(rig: Rig) -> float:
+    """Pixels a centimetre of floor spans under the camera (at the rig's resolution)."""
+    return rig["res"][1] / (2 * rig["cam_dist"] * math.tan(math.radians(rig["fov_deg"] / 2)))
 
 
 class _Camera:
@@ -289,8 +293,7 @@ class _Camera:
                                          [-math.sin(roll), math.cos(roll), 0])
         self.proj = pb.computeProjectionMatrixFOV(rig["fov_deg"], self.size[0] / self.size[1],
                                                   0.05, 2.0)
-        self.px_per_cm = self.size[1] / (2 * rig["cam_dist"] * math.tan(math.radians(
-            rig["fov_deg"] / 2)))
+        self.px_per_cm = scale * _px_per_cm(rig)
         self.matrix = (np.array(self.proj).reshape(4, 4).T @ np.array(self.view).reshape(4, 4).T)
 
     def project(self, pts_cm: np.ndarray) -> np.ndarray:
@@ -392,12 +395,13 @@ def photo(rig: Rig, cubes: Sequence[Cube], rng: np.random.Generator
     size = tuple(rig["res"])
     img = _camera_output(rig, cv2.resize(linear, size, interpolation=cv2.INTER_AREA), rng)
     truth = []
+    in_sight = np.bincount(seg[seg >= 0], minlength=max(scene.cube_ids, default=0) + 1)
     for cube, body, corners, points in zip(cubes, scene.cube_ids, scene.cube_corners,
                                            scene.cube_outlines, strict=True):
         alone = np.zeros(seg.shape, np.uint8)
         outline = cv2.convexHull(np.round(cam.project(points)).astype(np.int32))
         cv2.fillConvexPoly(alone, outline, 1)
-        seen = float((seg == body).sum())
+        seen = float(in_sight[body])
         centre = cam.project(np.array([[v / 10 for v in cube.centre]]))[0] / SUPERSAMPLE
         lowest = float(corners[:, 2].min())
         truth.append({
@@ -418,9 +422,8 @@ def photo(rig: Rig, cubes: Sequence[Cube], rng: np.random.Generator
 def _setup(rig: Rig) -> Setup:
     """The physics drops' tray (and the camera's view of it, which cubes it keeps)."""
     tray = rig["tray_cm"]
-    cam = _Camera(rig, np.random.default_rng(0))
     return Setup(size=tuple(rig["res"]), cam_height_mm=rig["cam_dist"] * 10,
-                 px_per_mm=cam.px_per_cm / 10, tilt_deg=rig["tilt_deg"],
+                 px_per_mm=_px_per_cm(rig) / 10, tilt_deg=rig["tilt_deg"],
                  tilt_azim_deg=rig["tilt_azim"], tray_mm=tuple(v * 10 for v in tray["floor"]),
                  wall_mm=tray["wall_height"] * 10, wall_thick_mm=tray["wall_thickness"] * 10,
                  mouth_mm=tray["mouth_width"] * 10, cube_mm=rig["cube"]["edge_mm"],
