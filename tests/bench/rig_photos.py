@@ -75,10 +75,13 @@ RING: Rig = {
 
 
 def from_rig_json(path: Path) -> Rig:
-    """A rig from a sample's ``rig.json`` (its camera, lamps, colours and camera processing)."""
+    """A rig from a sample's ``rig.json`` (its camera, lamps, colours and camera processing), or
+    from one :func:`write_folder` wrote (this module's layout)."""
     data = json.loads(path.read_text())
-    params = data["params"]
     rig = copy.deepcopy(RING)
+    if "params" not in data:
+        return rig | data
+    params = data["params"]
     for key in ("res", "cam_dist", "fov_deg", "tilt_deg", "tilt_azim", "roll_deg", "jitter_cm",
                 "jitter_roll_deg", "ambient", "ambient_color", "ao"):
         rig[key] = params.get(key, rig[key])

@@ -101,3 +101,9 @@ def test_a_samples_rig_json_gives_its_camera_lamps_and_colours(tmp_path: Path) -
     assert rig["lights"] == [rp._lamp(45.0, 90.0, 0.6, 0.8, (1, 0.9, 0.8))]
     assert rig["cube"]["paint_srgb"]["red"] == [0.8, 0.1, 0.1]
     assert rig["cube"]["paint_srgb"]["blue"] == rp.RING["cube"]["paint_srgb"]["blue"]
+
+
+def test_a_folder_s_own_rig_json_gives_its_rig_back(tmp_path: Path) -> None:
+    rig = rp.RIGS["warm-dim"]()
+    (tmp_path / "rig.json").write_text(json.dumps(rig))
+    assert rp.from_rig_json(tmp_path / "rig.json") == json.loads(json.dumps(rig))
