@@ -336,7 +336,7 @@ class Counter:
         self.blends = [chromatic and c.tray_separation < CLEAR_OF_TRAY
                        for chromatic, c in zip(self.chromatic, profile.colours, strict=True)]
         self.trace_colours = [
-            Colour(i + 1, math.sqrt(c.area), self._min_pixels(i), c.mean[0], self.chroma[i],
+            Colour(i + 1, math.sqrt(c.area), c.mean[0], self.chroma[i],
                    partial(expected_area, profile, i),
                    FAINT_FRACTION if c.tray_separation >= CLEAR_OF_TRAY else SLIVER_FRACTION)
             for i, c in enumerate(profile.colours)

@@ -46,8 +46,6 @@ class Colour(NamedTuple):
     """Its pixel label."""
     side: float
     """A mean cube's side (working pixels)."""
-    least: float
-    """Fewest pixels a blob of it must hold (smaller groups are specks)."""
     lightness: float
     """Its mean lightness (Lab L, 0-255)."""
     chroma: float
@@ -121,8 +119,8 @@ def hidden_traces(
     seen = [(x + w / 2, y + h / 2) for x, y, w, h in slivers]
     for j in range(1, n):
         x, y, w, h, area = (int(v) for v in stats[j])
-        if not SPECK_PIXELS <= area < colour.least:
-            continue
+        if area < SPECK_PIXELS:
+            continue  # (larger ones left uncounted too: a sliver too thin to read as a blob)
         sub = (comp[y : y + h, x : x + w] == j).view(np.uint8)
         if counted[blobs[y : y + h, x : x + w][sub > 0]].any():
             continue  # joined to a counted blob through unknown pixels
