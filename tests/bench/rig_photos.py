@@ -134,6 +134,12 @@ RIGS: dict[str, Callable[[], Rig]] = {
     "close": _with(cam_dist=32.0, post={"blur": 1.1, "jpeg": 80}),
     "phone": _with(res=[1024, 768], cam_dist=46.0, tilt_deg=6.0, tilt_azim=300.0,
                    post={"sharpen": 0.8, "jpeg": 75, "read_noise": 2.5, "vignette": 0.25}),
+    "hd-wide": _with(res=[1920, 1080], fov_deg=28.0, tilt_deg=4.0, tilt_azim=200.0),
+    "hd-cool": _with(res=[1920, 1080], tilt_deg=8.0, tilt_azim=100.0,
+                     post={"wb": [0.85, 1.0, 1.2], "exposure": 0.8, "read_noise": 3.0}),
+    "webcam": _with(res=[1280, 720], fov_deg=30.0, tilt_deg=3.0, tilt_azim=20.0,
+                    post={"jpeg": 60, "read_noise": 4.0, "blur": 1.2, "sharpen": 0.8,
+                          "vignette": 0.3}),
 }
 """Rigs unlike the sample's in one way each (tray, lamps, camera), to be drawn the same way."""
 
