@@ -333,23 +333,43 @@ SINGLE_FILE = 1.5
 """Width (in cube sides) under which a seam-cut piece holds its tops in single file."""
 ROW_SLACK = 0.6
 """How many tops more than its length shows a single-file piece may be read as."""
+ROW_WHOLE = 0.25
+"""How near a whole number of tops a single-file piece's length must come to count them."""
 
 
-def row_fits(cut: SeamCut, piece: int, m: int) -> bool:
-    """Whether a seam-cut piece (0-based ``piece``) read as ``m`` tops by its area is long
-    enough for them where it holds them in single file.
-
-    A row of ``m`` cubes is ``m - 1`` sides longer than it is wide, however far light or blur
-    spreads its outline; its area grows with that spread. Rendered drops drawn the second way
-    (16:9 camera, seed 15, #3): three white cubes flush in a row cut as one piece of 3.94 tops,
-    3.24 x 1.14 sides, read surely as four, the area agreeing (five cubes over 6.09 cube areas).
-    """
-    if cut.side is None or m < 2:
-        return True
+def row_length(cut: SeamCut, piece: int) -> float | None:
+    """How many tops a seam-cut piece (0-based ``piece``) holds by its length, where it holds
+    them in single file (else None): a row of ``m`` cubes is ``m - 1`` sides longer than it is
+    wide, however far light or blur spreads its outline, while its area spreads with it."""
+    if cut.side is None:
+        return None
     pts = cv2.findNonZero((cut.labels == piece + 1).astype(np.uint8))
     (_, _), (w, h), _ = cv2.minAreaRect(pts)
     long, short = max(w, h) / cut.side, min(w, h) / cut.side
-    return short >= SINGLE_FILE or m <= 1 + long - short + ROW_SLACK
+    return None if short >= SINGLE_FILE else 1.0 + long - short
+
+
+def row_fits(cut: SeamCut, piece: int, m: int) -> bool:
+    """Whether a seam-cut piece read as ``m`` tops by its area is long enough for them, if it
+    holds them in single file. Rendered drops drawn the second way (16:9 camera, seed 15, #3):
+    three white cubes flush in a row cut as one piece of 3.94 tops, 3.24 x 1.14 sides, read
+    surely as four, the area agreeing (five cubes over 6.09 cube areas)."""
+    length = row_length(cut, piece)
+    return length is None or m <= length + ROW_SLACK
+
+
+def row_tops(cut: SeamCut, piece: int, q: float) -> int | None:
+    """Tops of a single-file piece whose area (``q`` tops) lies between whole numbers, from its
+    length, when that is nearly whole and the area within :data:`ROW_SLACK` of it; else None.
+    Drawn the second way (ring, seed 12, #2): five white cubes, two pairs cut as pieces of 2.46
+    and 2.53 tops (2.01 x 0.95 and 2.11 x 1.00 sides) and a single, read as six by their area."""
+    length = row_length(cut, piece)
+    if length is None:
+        return None
+    m = round(length)
+    if m < 2 or abs(length - m) > ROW_WHOLE or abs(q - m) > ROW_SLACK:
+        return None
+    return m
 
 
 LOBE_NECK = 0.6
@@ -410,6 +430,9 @@ def seam_count(cut: SeamCut, top_core: float, face: float, ratio: float) -> Seam
         if q < 0.2:
             return None  # a sliver: maybe the visible part of a cube under the others
         m = whole_tops(q, long)
+        by_length = m is None
+        if by_length:
+            m = row_tops(cut, k, q)  # its area spread beyond whole tops: a row counts by length
         if m is None or (m > 1 and not (lobes_agree(cut, k, top_core, m) and row_fits(cut, k, m))):
             return None
         if not _lit_flat(light) and q < WHOLE_TOP:
@@ -418,7 +441,7 @@ def seam_count(cut: SeamCut, top_core: float, face: float, ratio: float) -> Seam
             return None  # a tilted cube's faces among its tops
         conf *= PIECE_CONFIDENCE
         short = m > 1 and q <= m - FIRM_SHORT
-        sure = sure and not short
+        sure = sure and not short and not by_length
         firm = firm and (not short or (m == 2 and _lit_flat(light)))
         single = single and m == 1
         n += m

@@ -656,3 +656,22 @@ def test_a_row_cut_as_one_piece_holds_no_more_tops_than_its_length_shows() -> No
     assert seam_count(cut(32), top_core, face, 6.09) is None  # 3.2 x 1.1 sides: three
     assert seam_count(cut(42), top_core, face, 6.09) == (6, pytest.approx(PIECE_CONFIDENCE**3),
                                                          True)
+
+
+def test_a_row_whose_area_spreads_past_whole_tops_counts_by_its_length() -> None:
+    """Five white cubes (drawn the second way, ring, seed 12, #2): two pairs cut as pieces of
+    2.46 and 2.53 tops, each two sides long and one wide, and a single of 1.27; the area read
+    six. The pairs' length shows two tops each: the seams count five (and ask: a count by
+    length is not sure). A piece as compact as two tops side by side shows no such length."""
+    face, top_core, side = 120.0, 80.0, 10.0
+
+    def cut(pair_length: int) -> SeamCut:
+        labels = np.zeros((12, 80), np.int32)
+        labels[1:10, 1 : 1 + pair_length] = 1
+        labels[1:10, 30 : 30 + pair_length] = 2
+        labels[1:10, 60:70] = 3
+        sizes = np.array([2.46, 2.53, 1.27]) * top_core
+        return SeamCut(labels, sizes, sizes * face, side=side)
+
+    assert seam_count(cut(20), top_core, face, 5.98) == (5, SHORT_CONFIDENCE, True)
+    assert seam_count(cut(14), top_core, face, 5.98) is None  # 1.4 x 0.9 sides: no row of two
