@@ -349,21 +349,20 @@ def row_length(cut: SeamCut, piece: int) -> float | None:
     return None if short >= SINGLE_FILE else 1.0 + long - short
 
 
-def row_fits(cut: SeamCut, piece: int, m: int) -> bool:
+def row_fits(length: float | None, m: int) -> bool:
     """Whether a seam-cut piece read as ``m`` tops by its area is long enough for them, if it
-    holds them in single file. Rendered drops drawn the second way (16:9 camera, seed 15, #3):
-    three white cubes flush in a row cut as one piece of 3.94 tops, 3.24 x 1.14 sides, read
-    surely as four, the area agreeing (five cubes over 6.09 cube areas)."""
-    length = row_length(cut, piece)
+    holds them in single file (its :func:`row_length`). Rendered drops drawn the second way
+    (16:9 camera, seed 15, #3): three white cubes flush in a row cut as one piece of 3.94 tops,
+    3.24 x 1.14 sides, read surely as four, the area agreeing (five cubes over 6.09 cube areas)."""
     return length is None or m <= length + ROW_SLACK
 
 
-def row_tops(cut: SeamCut, piece: int, q: float) -> int | None:
-    """Tops of a single-file piece whose area (``q`` tops) lies between whole numbers, from its
-    length, when that is nearly whole and the area within :data:`ROW_SLACK` of it; else None.
-    Drawn the second way (ring, seed 12, #2): five white cubes, two pairs cut as pieces of 2.46
-    and 2.53 tops (2.01 x 0.95 and 2.11 x 1.00 sides) and a single, read as six by their area."""
-    length = row_length(cut, piece)
+def row_tops(length: float | None, q: float) -> int | None:
+    """Tops of a single-file piece (its :func:`row_length`) whose area (``q`` tops) lies between
+    whole numbers, from its length, when that is nearly whole and the area within
+    :data:`ROW_SLACK` of it; else None. Drawn the second way (ring, seed 12, #2): five white
+    cubes, two pairs cut as pieces of 2.46 and 2.53 tops (2.01 x 0.95 and 2.11 x 1.00 sides) and
+    a single, read as six by their area."""
     if length is None:
         return None
     m = round(length)
@@ -430,10 +429,11 @@ def seam_count(cut: SeamCut, top_core: float, face: float, ratio: float) -> Seam
         if q < 0.2:
             return None  # a sliver: maybe the visible part of a cube under the others
         m = whole_tops(q, long)
+        length = row_length(cut, k) if m != 1 else None
         by_length = m is None
         if by_length:
-            m = row_tops(cut, k, q)  # its area spread beyond whole tops: a row counts by length
-        if m is None or (m > 1 and not (lobes_agree(cut, k, top_core, m) and row_fits(cut, k, m))):
+            m = row_tops(length, q)  # its area spread beyond whole tops: a row counts by length
+        if m is None or (m > 1 and not (lobes_agree(cut, k, top_core, m) and row_fits(length, m))):
             return None
         if not _lit_flat(light) and q < WHOLE_TOP:
             return None  # a face turned from the light: part of a tilted cube
