@@ -64,7 +64,8 @@ RING: Rig = {
     "wall": [0.4, 0.4, 0.41],
     "table": [0.2, 0.2, 0.21],
     "post": {"exposure": 1.02, "wb": [1.0, 1.0, 1.0], "vignette": 0.12, "blur": 0.7,
-             "read_noise": 1.6, "shot_noise": 0.05, "sharpen": 0.35, "jpeg": 90, "gamma": 1.0},
+             "read_noise": 1.6, "shot_noise": 0.05, "sharpen": 0.35, "jpeg": 90, "gamma": 1.0,
+             "barrel": 0.0},
     "tray_cm": {"floor": [24.0, 18.0], "wall_thickness": 0.8, "wall_height": 2.2,
                 "mouth_width": 7.0},
     "cube": {"edge_mm": 10.0, "edge_variation": 0.05, "bevel_frac": 0.06, "paint_spread": 0.15,
@@ -140,6 +141,8 @@ RIGS: dict[str, Callable[[], Rig]] = {
     "webcam": _with(res=[1280, 720], fov_deg=30.0, tilt_deg=3.0, tilt_azim=20.0,
                     post={"jpeg": 60, "read_noise": 4.0, "blur": 1.2, "sharpen": 0.8,
                           "vignette": 0.3}),
+    "wide-lens": _with(cam_dist=24.0, fov_deg=54.2, tilt_deg=5.0, tilt_azim=250.0,
+                       post={"barrel": 0.08, "vignette": 0.35}),
 }
 """Rigs unlike the sample's in one way each (tray, lamps, camera), to be drawn the same way."""
 
@@ -390,6 +393,37 @@ def _camera_output(rig: Rig, linear: np.ndarray, rng: np.random.Generator) -> np
     return np.clip(v[..., ::-1], 0, 255).astype(np.uint8)
 
 
+def _barrel_source(pts: np.ndarray, size: tuple[int, int], k: float) -> np.ndarray:
+    """Where in the lens's undistorted view each point (N x 2 pixels) of the photo comes from,
+    under barrel distortion ``k``: radii (over the half diagonal) grow by ``1 + k r^2``, scaled
+    so the corners stay in place, so the photo shows the same field, its middle magnified by
+    ``1 + k`` and its corners squeezed (a wide-angle lens's look)."""
+    centre = np.array(size, np.float64) / 2
+    d = (pts - centre) / np.hypot(*centre)
+    r2 = (d**2).sum(axis=-1, keepdims=True)
+    return centre + (pts - centre) * (1 + k * r2) / (1 + k)
+
+
+def _barrel_point(pts: np.ndarray, size: tuple[int, int], k: float) -> np.ndarray:
+    """Where points (N x 2) of the undistorted view land in the photo (inverse of
+    :func:`_barrel_source`, by fixed-point iteration: the map is near the identity)."""
+    out = pts.astype(np.float64)
+    for _ in range(30):
+        out = out + (pts - _barrel_source(out, size, k))
+    return out
+
+
+def _distort(linear: np.ndarray, k: float) -> np.ndarray:
+    """The lens's barrel distortion ``k`` applied to a drawn image (see :func:`_barrel_source`)."""
+    if k == 0:
+        return linear
+    h, w = linear.shape[:2]
+    grid = np.dstack(np.meshgrid(np.arange(w, dtype=np.float64), np.arange(h, dtype=np.float64)))
+    src = _barrel_source(grid, (w, h), k).astype(np.float32)
+    return cv2.remap(linear, src[..., 0], src[..., 1], cv2.INTER_LINEAR,
+                     borderMode=cv2.BORDER_REPLICATE)
+
+
 def photo(rig: Rig, cubes: Sequence[Cube], rng: np.random.Generator
           ) -> tuple[np.ndarray, list[dict[str, Any]]]:
     """A photo of ``cubes`` in the rig's tray (BGR, before the camera's JPEG: :func:`save`), and
@@ -402,6 +436,8 @@ def photo(rig: Rig, cubes: Sequence[Cube], rng: np.random.Generator
     finally:
         scene.close()
     size = tuple(rig["res"])
+    barrel = rig["post"].get("barrel", 0.0)  # rigs written before it was drawn had none
+    linear = _distort(linear, barrel)
     img = _camera_output(rig, cv2.resize(linear, size, interpolation=cv2.INTER_AREA), rng)
     truth = []
     in_sight = np.bincount(seg[seg >= 0], minlength=max(scene.cube_ids, default=0) + 1)
@@ -411,7 +447,8 @@ def photo(rig: Rig, cubes: Sequence[Cube], rng: np.random.Generator
         outline = cv2.convexHull(np.round(cam.project(points)).astype(np.int32))
         cv2.fillConvexPoly(alone, outline, 1)
         seen = float(in_sight[body])
-        centre = cam.project(np.array([[v / 10 for v in cube.centre]]))[0] / SUPERSAMPLE
+        centre = _barrel_point(cam.project(np.array([[v / 10 for v in cube.centre]])),
+                               cam.size, barrel)[0] / SUPERSAMPLE
         lowest = float(corners[:, 2].min())
         truth.append({
             "color": cube.colour,

@@ -63,6 +63,27 @@ def test_each_cube_shows_in_its_paint_where_its_truth_says() -> None:
     assert 100 < floor.mean() < 160, floor
 
 
+def test_a_barrel_lens_moves_each_cube_outward_and_its_truth_with_it() -> None:
+    cubes = [Cube(colour, (x, y, 5.0), FLAT, 10.0)
+             for colour, x, y in (("red", -80.0, 50.0), ("blue", 70.0, -45.0), ("yellow", 0, 0))]
+    plain, flat_truth = rp.photo(_small(), cubes, np.random.default_rng(1))
+    rig = _small()
+    rig["post"] = rig["post"] | {"barrel": 0.15}
+    img, truth = rp.photo(rig, cubes, np.random.default_rng(1))
+    centre = np.array([160.0, 120.0])
+    for was, cube in zip(flat_truth, truth, strict=True):
+        x, y = (round(v) for v in cube["center_px"])
+        b, g, r = img[y, x].astype(int)
+        assert {"red": r > g + 60, "blue": b > r + 50, "yellow": r > b + 60 and g > b + 60}[
+            cube["color"]], (cube, (b, g, r))
+        # The middle is magnified and the corners stay: every cube off the middle moves out.
+        out = np.hypot(*(np.array(cube["center_px"]) - centre))
+        before = np.hypot(*(np.array(was["center_px"]) - centre))
+        assert out >= before * 1.05 if before > 30 else abs(out - before) < 1.0
+        assert cube["visible_fraction"] == pytest.approx(was["visible_fraction"], abs=0.02)
+    assert not np.array_equal(img, plain)
+
+
 def test_a_lamp_casts_each_cube_s_shadow_away_from_it() -> None:
     rig = _small(lights=[rp._lamp(40.0, 0.0, 0.6, 0.9)], ambient=0.25, ao=0.0)
     cube = Cube("yellow", (0.0, 0.0, 5.0), FLAT, 10.0)
