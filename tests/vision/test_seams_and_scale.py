@@ -675,3 +675,21 @@ def test_a_row_whose_area_spreads_past_whole_tops_counts_by_its_length() -> None
 
     assert seam_count(cut(20), top_core, face, 5.98) == (5, SHORT_CONFIDENCE, True)
     assert seam_count(cut(14), top_core, face, 5.98) is None  # 1.4 x 0.9 sides: no row of two
+
+
+def test_a_part_of_a_blob_no_seam_piece_reaches_leaves_the_count_to_the_area() -> None:
+    """Drawn the second way (wide lens, seed 19, #22): a green cube mostly under a red one shows
+    a thin L along it, joined to a green pair whose seams cut two whole tops; read surely as two.
+    The L lies well away from both tops, where no side face of theirs reaches: the seams then
+    give no count. Side faces and seams next to the tops do not stop it."""
+    face, top_core, side = 120.0, 80.0, 10.0
+    labels = np.zeros((16, 44), np.int32)
+    labels[2:11, 2:11], labels[2:11, 14:23] = 1, 2
+    sizes = np.array([81.0, 81.0])
+    pair = cv2.dilate((labels > 0).astype(np.uint8), np.ones((5, 5), np.uint8))  # faces, seams
+    assert seam_count(SeamCut(labels, sizes, sizes * face, side=side, blob=pair), top_core, face,
+                      2.28) == (2, pytest.approx(PIECE_CONFIDENCE**2), True)
+    with_l = pair.copy()
+    with_l[11:14, 14:42] = 1  # a third of a side wide, running two sides past the tops
+    assert seam_count(SeamCut(labels, sizes, sizes * face, side=side, blob=with_l), top_core,
+                      face, 2.28) is None
