@@ -26,13 +26,27 @@ class Sample:
     name: str
 
 
-def read_image(path: Path) -> np.ndarray:
-    """Decode an image file or fail with one line naming it."""
+REDUCED = {1: cv2.IMREAD_COLOR, 2: cv2.IMREAD_REDUCED_COLOR_2, 4: cv2.IMREAD_REDUCED_COLOR_4,
+           8: cv2.IMREAD_REDUCED_COLOR_8}
+"""How to decode a photo that many times smaller each way."""
+
+
+def reduced(image: np.ndarray, reduce: int) -> np.ndarray:
+    """A decoded photo ``reduce`` times smaller each way, as :func:`read_image` would give it."""
+    if reduce == 1:
+        return image
+    return cv2.resize(image, None, fx=1 / reduce, fy=1 / reduce, interpolation=cv2.INTER_AREA)
+
+
+def read_image(path: Path, reduce: int = 1) -> np.ndarray:
+    """Decode an image file, ``reduce`` (see :data:`REDUCED`) times smaller each way, or fail
+    with one line naming it. A JPEG decodes so straight from its coarse coefficients: a 12 MP
+    photo at an eighth in a quarter of the time, without the resize after."""
     try:
         data = np.fromfile(str(path), np.uint8)
     except OSError as exc:
         raise VisionError(f"{path}: cannot read: {exc.strerror or exc}") from exc
-    img = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
+    img = cv2.imdecode(data, REDUCED[reduce]) if data.size else None
     if img is None:
         raise VisionError(f"{path}: not a readable image")
     return img

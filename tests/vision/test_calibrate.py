@@ -92,6 +92,28 @@ def test_a_photo_of_coloured_cubes_without_colour_is_an_error_naming_it(
         calibrate(folder)
 
 
+def test_a_photo_of_another_size_is_an_error_naming_it(calib_dir: Path, tmp_path: Path) -> None:
+    """Large photos are first looked at decoded smaller (halved here); a photo of another size
+    than the empty tray's is still told apart, from a folder and from memory."""
+    folder = tmp_path / "c"
+    folder.mkdir()
+    for path in calib_dir.iterdir():
+        img = cv2.resize(cv2.imread(str(path)), (1280, 960), interpolation=cv2.INTER_CUBIC)
+        cv2.imwrite(str(folder / path.name), img)
+    target = next(folder.glob("blue-*.jpg"))
+    blue = cv2.imread(str(target))
+    cv2.imwrite(str(target), cv2.resize(blue, (1270, 960)))
+    with pytest.raises(VisionError, match=rf"{target.name}: size about 1270x960 differs from "
+                                          r"the empty tray's 1280x960"):
+        calibrate(folder)
+    samples = [Sample(p.stem.split("-")[0], int(p.stem.split("-")[1]), cv2.imread(str(p)), p.name)
+               for p in folder.glob("*-*.jpg")]
+    with pytest.raises(VisionError, match=rf"{target.name}: size about 1270x960 differs"):
+        calibrate(empty=cv2.imread(str(folder / "empty.png")), samples=samples)
+    cv2.imwrite(str(target), blue)
+    assert calibrate(folder).scale == pytest.approx(calibrate(calib_dir).scale / 2)
+
+
 def test_a_photo_without_the_cubes_is_an_error_naming_it(calib_dir: Path, tmp_path: Path) -> None:
     folder = _copy(calib_dir, tmp_path / "c")
     shutil.copy(folder / "empty.png", folder / "yellow-6.png")
