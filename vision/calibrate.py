@@ -771,19 +771,29 @@ asking (seed 11, 2 of 25 drops)."""
 
 
 def _paint_loses(counter: Counter, sample: Sample, frame: np.ndarray) -> bool:
-    """Whether a calibration photo (``frame``, working scale) with its cubes' paint darker or
-    lighter by :data:`PAINT_SPREAD` (black and white: :data:`NEUTRAL_PAINT_SPREAD`; the colour's
-    pixels and their rims scaled: a photo's encoded values follow the paint's) loses cubes of its
-    colour, or miscounts them without asking.
+    """Whether a calibration photo (``frame``, working scale) with each cube's paint as dark or
+    as light as :data:`PAINT_SPREAD` allows of the photo's typical cube (black and white:
+    :data:`NEUTRAL_PAINT_SPREAD`; the colour's pixels and their rims scaled: a photo's encoded
+    values follow the paint's) loses cubes of its colour, or miscounts them without asking.
 
     A cube the paint turns into an unknown object is not lost, nor one counted twice by a count
     that asks: the count asks for it (a yellow top clipped white where the light is bright)."""
     cls = counter.names.index(sample.colour) + 1
     own = (counter.labels(frame).labels == cls).view(np.uint8)
-    own = cv2.dilate(own, np.ones((3, 3), np.uint8)) > 0
+    n, cubes, stats, _ = cv2.connectedComponentsWithStats(
+        cv2.dilate(own, np.ones((3, 3), np.uint8)), connectivity=8)
+    # Each cube's lightness against the photo's typical cube: one already painted darker or
+    # lighter is taken only as far as the spread's end, not beyond it (worn cubes drawn the
+    # second way, paint varying by 25%: one white cube at 0.75 lost at 0.85 more graded white
+    # on a mid-grey tray as blending into it).
+    grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY).astype(np.float64)
+    areas = stats[1:, cv2.CC_STAT_AREA]
+    lit = np.bincount(cubes.ravel(), grey.ravel(), n)[1:] / np.maximum(areas, 1)
+    typical = float(np.median(lit[areas >= 0.3 * np.median(areas)])) if n > 1 else 0.0
     for factor in NEUTRAL_PAINT_SPREAD if sample.colour in ACHROMATIC else PAINT_SPREAD:
-        painted = frame.astype(np.float32)
-        painted[own] *= factor
+        scale = factor * typical / np.maximum(lit, 1.0)
+        scale = np.minimum(scale, 1.0) if factor < 1 else np.maximum(scale, 1.0)
+        painted = frame.astype(np.float32) * np.r_[1.0, scale].astype(np.float32)[cubes][..., None]
         seen = counter.count(np.clip(painted, 0, 255).astype(np.uint8))
         found = seen.counts[sample.colour]
         unknown = sum(r.startswith(UNKNOWN_OBJECT) for r in seen.reasons)
