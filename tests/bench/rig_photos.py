@@ -143,6 +143,12 @@ RIGS: dict[str, Callable[[], Rig]] = {
                           "vignette": 0.3}),
     "wide-lens": _with(cam_dist=24.0, fov_deg=54.2, tilt_deg=5.0, tilt_azim=250.0,
                        post={"barrel": 0.08, "vignette": 0.35}),
+    "worn": _with(cube={"paint_spread": 0.25, "grain": 0.12, "edge_variation": 0.08}),
+    "small-cubes": _with(res=[1024, 768], cube={"edge_mm": 8.0}),
+    "lamp-phone": _with(lights=[_lamp(50.0, 150.0, 0.45, 0.75, (1.0, 0.9, 0.75)),
+                                _lamp(70.0, 330.0, 0.15, 0.4)], ambient=0.32,
+                        res=[1024, 768], cam_dist=46.0, tilt_deg=10.0, tilt_azim=120.0,
+                        post={"sharpen": 0.8, "jpeg": 60, "read_noise": 3.0, "vignette": 0.25}),
 }
 """Rigs unlike the sample's in one way each (tray, lamps, camera), to be drawn the same way."""
 
