@@ -786,15 +786,18 @@ def _paint_loses(counter: Counter, sample: Sample, frame: np.ndarray) -> bool:
     # lighter is taken only as far as the spread's end, not beyond it (worn cubes drawn the
     # second way, paint varying by 25%: one white cube at 0.75 lost at 0.85 more graded white
     # on a mid-grey tray as blending into it).
-    grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY).astype(np.float64)
+    grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
     areas = stats[1:, cv2.CC_STAT_AREA]
-    lit = np.bincount(cubes.ravel(), grey.ravel(), n)[1:] / np.maximum(areas, 1)
+    lit = np.array([cv2.mean(grey, (cubes == j).view(np.uint8))[0] for j in range(1, n)])
     typical = float(np.median(lit[areas >= 0.3 * np.median(areas)])) if n > 1 else 0.0
     for factor in NEUTRAL_PAINT_SPREAD if sample.colour in ACHROMATIC else PAINT_SPREAD:
-        scale = factor * typical / np.maximum(lit, 1.0)
-        scale = np.minimum(scale, 1.0) if factor < 1 else np.maximum(scale, 1.0)
-        painted = frame.astype(np.float32) * np.r_[1.0, scale].astype(np.float32)[cubes][..., None]
-        seen = counter.count(np.clip(painted, 0, 255).astype(np.uint8))
+        painted = frame.copy()  # cube by cube: a float copy of the frame costs memory
+        for j, light in enumerate(lit, start=1):
+            scale = factor * typical / max(light, 1.0)
+            scale = min(scale, 1.0) if factor < 1 else max(scale, 1.0)
+            cube = cubes == j
+            painted[cube] = np.clip(painted[cube] * np.float32(scale), 0, 255)
+        seen = counter.count(painted)
         found = seen.counts[sample.colour]
         unknown = sum(r.startswith(UNKNOWN_OBJECT) for r in seen.reasons)
         if found + unknown < sample.n or (found != sample.n and not seen.needs_review):
