@@ -306,8 +306,8 @@ class _Calibration:
     def __init__(self, empty: np.ndarray, photos: Callable[[int], Iterable[Sample]]) -> None:
         self.empty = empty
         self.photos = photos
-        """The calibration photos, each time they are needed: at full size, or decoded as many
-        times smaller each way as asked (if they are files) for a first look."""
+        """The calibration photos, each time they are needed: at full size, or as many times
+        smaller each way as asked, for a first look (files are decoded so)."""
         self.samples: list[Sample] = []
         """The same at working scale (from :meth:`run` on)."""
         self.verified: list[dict[str, int]] = []
