@@ -76,7 +76,7 @@ def calibrate(
         raise VisionError("calibrate needs a folder, or an empty-tray image and samples")
     given = list(samples)
     return _Calibration(
-        empty, lambda reduce=1: [replace(s, image=reduced(s.image, reduce)) for s in given]
+        empty, lambda reduce=1: (replace(s, image=reduced(s.image, reduce)) for s in given)
     ).run()
 
 

@@ -32,7 +32,8 @@ REDUCED = {1: cv2.IMREAD_COLOR, 2: cv2.IMREAD_REDUCED_COLOR_2, 4: cv2.IMREAD_RED
 
 
 def reduced(image: np.ndarray, reduce: int) -> np.ndarray:
-    """A decoded photo ``reduce`` times smaller each way, as :func:`read_image` would give it."""
+    """A decoded photo ``reduce`` times smaller each way, much as :func:`read_image` decodes it
+    so (its size within a pixel of it)."""
     if reduce == 1:
         return image
     return cv2.resize(image, None, fx=1 / reduce, fy=1 / reduce, interpolation=cv2.INTER_AREA)
