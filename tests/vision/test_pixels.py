@@ -107,3 +107,22 @@ def test_lift_ratio_is_smoothed_lightening_over_the_tray_and_nothing_near_other_
     assert ratio[8:22, 38:52].max() == 0.0
     labels[20:40, 20:40] = 6  # pixels of the colour looked for are not left out
     assert pixels.lift_ratio(view, labels, cls=6)[13:17, 13:17].min() > 1.03
+
+
+def test_working_frames_average_whole_blocks_whatever_the_rounding() -> None:
+    """A frame a whole number of times the working size, give or take the rounding of an odd
+    size (2028 x 1520 at a third is 676 x 507), is averaged over whole blocks, as the working
+    scale says: each working pixel is the mean of the k x k frame pixels under it."""
+    rng = np.random.default_rng(5)
+    for (w, h), size, k in (((2028, 1520), (676, 507), 3), ((1281, 961), (640, 480), 2),
+                            ((1280, 960), (640, 480), 2)):
+        img = rng.integers(0, 256, (h, w, 3), np.uint8)
+        work = pixels.to_working(img, size)
+        assert (work.shape[1], work.shape[0]) == size
+        rows, cols = h // k, w // k
+        blocks = img[: rows * k, : cols * k].reshape(rows, k, cols, k, 3).mean((1, 3))
+        assert np.abs(work[:rows, :cols].astype(float) - blocks).max() <= 0.5 + 1e-9
+        # A row the blocks do not fill (676 x 507 from 1520 rows) repeats the last one.
+        assert np.array_equal(work[rows:], np.repeat(work[rows - 1 : rows], size[1] - rows, 0))
+    same = rng.integers(0, 256, (480, 640, 3), np.uint8)
+    assert pixels.to_working(same, (640, 480)) is same
