@@ -393,11 +393,11 @@ class SparseLabeller:
         packed = np.concatenate([lo.reshape(-1, 3), hi.reshape(-1, 3), pad], 1)
         self.ranges = np.ascontiguousarray(packed).view(np.uint64).ravel()
         self.roi = roi.ravel()
-        bg_h = cv2.resize(bg_lab, self.half, interpolation=cv2.INTER_AREA)
+        bg_h = self._halved(bg_lab)
         lo_h, hi_h = tray_range(bg_h, 1)
         self.lo_h = np.dstack([lo_h, bg_h[..., 0]])
         self.hi_h = np.dstack([hi_h, np.zeros_like(bg_h[..., 0])])
-        self.roi_h = cv2.resize(roi, self.half, interpolation=cv2.INTER_NEAREST)
+        self.roi_h = self._halved(roi, cv2.INTER_NEAREST)
         self.loose = TrayTest(
             test.ratio_lo * COARSE_LOOSEN[0],
             test.ratio_hi * COARSE_LOOSEN[1],
@@ -417,11 +417,15 @@ class SparseLabeller:
         lo = cv2.warpAffine(self.lo_h, m_h, size, flags=flags, borderMode=rep)
         hi = cv2.warpAffine(self.hi_h, m_h, size, flags=flags, borderMode=rep)
         roi = cv2.warpAffine(self.roi_h, m_h, size, flags=flags, borderMode=cv2.BORDER_CONSTANT)
-        # Whole 2 x 2 blocks, as the motion above and :meth:`to_full` take them (an odd row or
-        # column is left out; OpenCV also averages areas fast only so).
-        even = work[: 2 * size[1], : 2 * size[0]]
-        lab = cv2.cvtColor(cv2.resize(even, size, interpolation=cv2.INTER_AREA), cv2.COLOR_BGR2LAB)
+        lab = cv2.cvtColor(self._halved(work), cv2.COLOR_BGR2LAB)
         return HalfView(lab, lo, hi, roi, exposure_gain(lab, lo[..., 3:], roi, step=3))
+
+    def _halved(self, img: np.ndarray, interpolation: int = cv2.INTER_AREA) -> np.ndarray:
+        """A working-size image at half scale over whole 2 x 2 blocks, as :meth:`half_view`'s
+        motion and :meth:`to_full` take them (an odd last row or column is left out; OpenCV
+        also averages areas fast only so)."""
+        size = self.half
+        return cv2.resize(img[: 2 * size[1], : 2 * size[0]], size, interpolation=interpolation)
 
     def candidates(self, view: HalfView) -> np.ndarray:
         """Flat indices (sorted) of the working pixels that may not be tray."""
