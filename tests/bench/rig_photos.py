@@ -145,6 +145,7 @@ RIGS: dict[str, Callable[[], Rig]] = {
                        post={"barrel": 0.08, "vignette": 0.35}),
     "worn": _with(cube={"paint_spread": 0.25, "grain": 0.12, "edge_variation": 0.08}),
     "small-cubes": _with(res=[1024, 768], cube={"edge_mm": 8.0}),
+    "wide-camera": _with(fov_deg=50.8),
     "lamp-phone": _with(lights=[_lamp(50.0, 150.0, 0.45, 0.75, (1.0, 0.9, 0.75)),
                                 _lamp(70.0, 330.0, 0.15, 0.4)], ambient=0.32,
                         res=[1024, 768], cam_dist=46.0, tilt_deg=10.0, tilt_azim=120.0,
