@@ -19,6 +19,8 @@ from vision.align import Alignment
 
 TRAY = 0
 UNKNOWN = 255
+
+
 def to_working(img: np.ndarray, size: tuple[int, int]) -> np.ndarray:
     """Resize a BGR frame to the working size (area averaging also removes pixel noise).
 
