@@ -32,9 +32,9 @@ def to_working(img: np.ndarray, size: tuple[int, int]) -> np.ndarray:
     h, w = img.shape[:2]
     if (w, h) == size:
         return img
-    k = round(w / size[0])
-    whole = (w // k, h // k) if k >= 2 else (0, 0)
-    if 0 <= size[0] - whole[0] <= 1 and 0 <= size[1] - whole[1] <= 1:
+    k = max(1, round(w / size[0]))
+    whole = (w // k, h // k)
+    if k >= 2 and 0 <= size[0] - whole[0] <= 1 and 0 <= size[1] - whole[1] <= 1:
         work = cv2.resize(img[: whole[1] * k, : whole[0] * k], whole, interpolation=cv2.INTER_AREA)
         if whole == size:
             return work
