@@ -93,7 +93,7 @@ def _count(args: argparse.Namespace) -> int:
             continue
         if args.annotate is not None:
             path = _annotated_path(args.annotate, image, used)
-            if not cv2.imwrite(str(path), annotate(frame, result, profile.scale)):
+            if not cv2.imwrite(str(path), annotate(frame, result)):
                 status = 1
                 print(f"error: {path}: cannot write annotated image", file=sys.stderr)
         if args.json:

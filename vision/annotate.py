@@ -33,11 +33,9 @@ def _text(
     cv2.putText(img, text, org, cv2.FONT_HERSHEY_SIMPLEX, scale, colour, thick, cv2.LINE_AA)
 
 
-def annotate(frame: np.ndarray, result: CountResult, scale: float = 1.0) -> np.ndarray:
-    """A copy of ``frame`` with the detections of ``result`` drawn on it.
-
-    ``scale`` maps the working-scale blob boxes to the frame (the profile's scale).
-    """
+def annotate(frame: np.ndarray, result: CountResult) -> np.ndarray:
+    """A copy of ``frame`` with the detections of ``result`` drawn on it, and a box around each
+    doubtful reading."""
     out = frame.copy() if frame.ndim == 3 else cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR)
     w = out.shape[1]
     size = max(0.35, w / 1800)
@@ -57,7 +55,7 @@ def annotate(frame: np.ndarray, result: CountResult, scale: float = 1.0) -> np.n
         )
     for blob in result.blobs:
         if min(blob.confidence, 1.0 - blob.hidden) < 0.9:  # slivers (n = 0) are marked too
-            x, y, bw, bh = (round(v / scale) for v in blob.box)
+            x, y, bw, bh = blob.box
             cv2.rectangle(
                 out, (x - 3, y - 3), (x + bw + 3, y + bh + 3), (0, 215, 255), line, cv2.LINE_AA
             )

@@ -42,9 +42,10 @@ MIN_CUBES = 6
 
 @dataclass(frozen=True)
 class AreaMap:
-    """How a cube's area changes over the working image.
+    """How a cube's area changes over the photo at working scale (its points are the whole
+    photo's, where only a part of it is read: see :attr:`Profile.frame_size`).
 
-    ``nadir``: the working-image point under the lens; ``lift``: how far a cube's top is shifted
+    ``nadir``: the point under the lens; ``lift``: how far a cube's top is shifted
     from its base per pixel of distance from the nadir, in cube sides; ``slope``: the top's
     log-area change across the image's width and height; ``level``: the lone-cube scale at the
     median spot of the tray floor, where a colour's ``area`` is given."""

@@ -30,6 +30,7 @@ from vision.areamap import AreaMap, fit_area_map
 from vision.count import UNKNOWN_OBJECT, Counter, LabelMemo
 from vision.cues import SEAM_DEPTH, seam_hat, seam_pieces
 from vision.grading import grade
+from vision.outside import BAND_SIDES
 from vision.photos import (
     NO_COLOUR,
     REDUCED,
@@ -123,6 +124,31 @@ def _floor_polygon(bg: np.ndarray, side: float) -> list[list[int]]:
     return [[int(p[0][0]), int(p[0][1])] for p in poly]
 
 
+READ_MARGIN = BAND_SIDES + 1.0
+"""How far past the floor (in cube sides) the part of the photo read reaches: the rim watched
+for cubes that stopped there (:mod:`vision.outside`), and a side more for the tray to move."""
+
+
+CROP_SHARE = 0.75
+"""Most of the photo's area a part read may cover; a larger part is read whole. Cutting off a
+few percent saves as little time, and the alignment's thumbnail of the part, its grid shifted
+by a fraction of a pixel, moves the tray that much (second renderer, 11 setups cut to 81-98%:
+of 1,582 drops one read a cube off, asking, and four others asked or not the other way)."""
+
+
+def _read_box(
+    floor: Sequence[Sequence[int]], side: float, size: tuple[int, int]
+) -> tuple[int, int, int, int]:
+    """The part (x0, y0, x1, y1) of a working image of ``size`` that holds the ``floor`` and
+    :data:`READ_MARGIN` around it, or all of it (see :data:`CROP_SHARE`)."""
+    x, y, w, h = cv2.boundingRect(np.array(floor, np.int32).reshape(-1, 1, 2))
+    g = math.ceil(READ_MARGIN * side)
+    box = max(0, x - g), max(0, y - g), min(size[0], x + w + g), min(size[1], y + h + g)
+    if (box[2] - box[0]) * (box[3] - box[1]) > CROP_SHARE * size[0] * size[1]:
+        return 0, 0, *size
+    return box
+
+
 THRESHOLDS = {"strict": (0.5, 1.3, 12.0), "loose": (0.7, 1.2, 12.0), "faint": (0.9, 1.06, 6.0)}
 """(darker than, lighter than, chroma beyond) the empty tray that marks a cube pixel at first look:
 strict keeps shadows out; loose and faint are for cubes that barely stand out from the tray."""
@@ -134,13 +160,15 @@ def _rough_mask(
     roi: np.ndarray,
     level: str = "strict",
     test: pixels.TrayTest | None = None,
+    long_side: int | None = None,
 ) -> np.ndarray:
     """Pixels unlike the empty tray: the cubes themselves, for a first look.
 
     Without a learned tray ``test``, the fixed :data:`THRESHOLDS` of ``level``; with one, what
-    the tray under its learned range of light cannot explain.
+    the tray under its learned range of light cannot explain. ``long_side``: the whole photo's
+    at working scale, where only a part of it is read (see :func:`~vision.align.thumbnail`).
     """
-    al = align(bg, frame)
+    al = align(bg, frame, long_side)
     bga = warp_image(bg, al)
     lab_f = cv2.cvtColor(frame, cv2.COLOR_BGR2LAB)
     lab_b = cv2.cvtColor(bga, cv2.COLOR_BGR2LAB)
@@ -168,12 +196,15 @@ def _components(
     ]
 
 
-def _cube_mask(frame: np.ndarray, bg: np.ndarray, roi: np.ndarray, n: int) -> np.ndarray:
-    """The cubes of a calibration photo: strict thresholds, looser if they find too few cubes."""
-    mask = _cube_blobs(_rough_mask(frame, bg, roi), n)
+def _cube_mask(
+    frame: np.ndarray, bg: np.ndarray, roi: np.ndarray, n: int, long_side: int | None = None
+) -> np.ndarray:
+    """The cubes of a calibration photo: strict thresholds, looser if they find too few cubes
+    (``long_side`` as :func:`_rough_mask` takes it)."""
+    mask = _cube_blobs(_rough_mask(frame, bg, roi, long_side=long_side), n)
     count = cv2.connectedComponents(mask)[0] - 1
     if count < max(1, (n + 1) // 2):
-        mask = _cube_blobs(_rough_mask(frame, bg, roi, "loose"), n)
+        mask = _cube_blobs(_rough_mask(frame, bg, roi, "loose", long_side=long_side), n)
     return mask
 
 
@@ -327,29 +358,37 @@ class _Calibration:
 
     def run(self) -> Profile:
         scale = self._choose_scale()
-        size = (
-            max(16, round(self.image_size[0] * scale)),
-            max(16, round(self.image_size[1] * scale)),
-        )
-        bg = self.empty = pixels.smooth_background(pixels.to_working(self.empty, size))
+        w, h = self.image_size
+        full = (max(16, round(w * scale)), max(16, round(h * scale)))
+        bg = pixels.smooth_background(pixels.to_working(self.empty, full))
+        side = self.side0 * scale / self.scale0
+        floor = _floor_polygon(bg, side)
+        # From here on only the part of the photos holding the floor and its rim is read.
+        x0, y0, x1, y1 = _read_box(floor, side, full)
+        box = (round(x0 / scale), round(y0 / scale), min(w, round(x1 / scale)),
+               min(h, round(y1 / scale)))
+        crop = None if box == (0, 0, w, h) else box
+        size = (round((box[2] - box[0]) * scale), round((box[3] - box[1]) * scale))
+        bg = self.empty = bg[y0 : y0 + size[1], x0 : x0 + size[0]]
         self.samples = []
         for s in self.photos(1):
-            self.samples.append(replace(s, image=pixels.to_working(s.image, size)))
+            part = pixels.working_part(s.image, box, self.image_size, size)
+            self.samples.append(replace(s, image=part))
             del s  # the full photo goes before the next is decoded
         work = [s.image for s in self.samples]
         self.memo = {id(f): (f, None, None) for f in work}
-        side = self.side0 * scale / self.scale0
-        roi_poly = _floor_polygon(bg, side)
+        roi_poly = [[x - x0, y - y0] for x, y in floor]
         roi = pixels.roi_mask(roi_poly, size)
         # Shadows are learned around the coloured cubes, whose pixels stand out by chroma alone;
         # black and white cubes are then found as what that tray range cannot explain.
         chromatic = [i for i, s in enumerate(self.samples) if s.colour not in ACHROMATIC]
-        first = {i: _cube_mask(work[i], bg, roi, self.samples[i].n) for i in chromatic}
+        long_side = max(full)
+        first = {i: _cube_mask(work[i], bg, roi, self.samples[i].n, long_side) for i in chromatic}
         tray = self._tray_test(
-            [work[i] for i in chromatic], [first[i] for i in chromatic], bg, roi, side
+            [work[i] for i in chromatic], [first[i] for i in chromatic], bg, roi, side, long_side
         )
         masks = [
-            _cube_blobs(_rough_mask(f, bg, roi, test=tray), s.n)
+            _cube_blobs(_rough_mask(f, bg, roi, test=tray, long_side=long_side), s.n)
             for f, s in zip(work, self.samples, strict=True)
         ]
         for i, (s, m) in enumerate(zip(self.samples, masks, strict=True)):
@@ -357,7 +396,8 @@ class _Calibration:
             # is then graded unreliable below, and only a photo showing nothing is an error.
             for level in ("loose", "faint"):
                 if not m.any():
-                    m = masks[i] = _cube_blobs(_rough_mask(work[i], bg, roi, level), s.n)
+                    m = masks[i] = _cube_blobs(
+                        _rough_mask(work[i], bg, roi, level, long_side=long_side), s.n)
             if not m.any():
                 raise VisionError(
                     f"{s.name}: no {s.colour} cubes found: they blend into the tray "
@@ -375,6 +415,7 @@ class _Calibration:
             chroma_limit=tray.chroma,
             area_map=AreaMap(),
             colours=models,
+            crop=crop,
         )
         if self.hard_light:
             profile = _changed(profile, "black", glint=BLACK_GLINT)
@@ -489,13 +530,15 @@ class _Calibration:
         bg: np.ndarray,
         roi: np.ndarray,
         side: float,
+        long_side: int,
     ) -> pixels.TrayTest:
-        """Learn how shadows, highlights and noise move tray pixels, from the tray near cubes."""
+        """Learn how shadows, highlights and noise move tray pixels, from the tray near cubes
+        (``long_side`` as :func:`_rough_mask` takes it)."""
         k_in = max(3, round(0.35 * side)) | 1
         k_out = max(5, round(1.6 * side)) | 1
         darks, brights, chromas, shades = [], [], [], []
         for frame, mask in zip(work, masks, strict=True):
-            al = align(bg, frame)
+            al = align(bg, frame, long_side)
             lab_b = cv2.cvtColor(warp_image(bg, al), cv2.COLOR_BGR2LAB)
             lab_f = cv2.cvtColor(frame, cv2.COLOR_BGR2LAB)
             roi_a = warp_image(roi, al, cv2.BORDER_CONSTANT)
@@ -580,7 +623,10 @@ class _Calibration:
         """Fit one-cube area per colour and the camera geometry that scales it over the image
         (to the seam-cut ``tops`` of lone cubes too, if measured)."""
         counter = Counter(profile, self.memo)
-        size = profile.work_size
+        # The map's points are the whole photo's at working scale (see Profile.frame_size).
+        size = profile.frame_size
+        ox, oy = profile.frame_origin
+        tops = [(c, a, x + ox, y + oy) for c, a, x, y in tops]
         per: dict[str, list[tuple[float, float, float, int]]] = {c: [] for c in COLOURS}
         uneven: dict[str, str] = {}  # a colour's photo whose blobs do not add up to its cubes
         for s, frame in zip(self.samples, work, strict=True):
@@ -594,7 +640,8 @@ class _Calibration:
             if ns is None:  # left out of the area fit
                 uneven[s.colour] = Path(s.name).name
                 continue
-            per[s.colour] += [(b[0], b[1], b[2], k) for b, k in zip(big, ns, strict=True)]
+            per[s.colour] += [(b[0], b[1] + ox, b[2] + oy, k)
+                              for b, k in zip(big, ns, strict=True)]
         chromatic = [(c, a / k, x, y) for c, items in per.items() if c not in ACHROMATIC
                      for a, x, y, k in items]
         area_map, unit_area = fit_area_map(
@@ -608,8 +655,8 @@ class _Calibration:
                 follow[colour], unit_area[colour] = _share(area_map, per[colour], size)
         # Areas are given at the floor's median spot, as the map's scale is 1 there (every 16th
         # pixel each way is plenty for a map this smooth).
-        floor = np.argwhere(pixels.roi_mask(profile.roi, size)[::16, ::16] > 0) * 16
-        level = float(np.median([area_map.scale(x, y, 1.0, size) for y, x in floor]))
+        floor = np.argwhere(pixels.roi_mask(profile.roi, profile.work_size)[::16, ::16] > 0) * 16
+        level = float(np.median([area_map.scale(x + ox, y + oy, 1.0, size) for y, x in floor]))
         area_map = replace(area_map, level=level)
         unit_area = {c: a * level for c, a in unit_area.items()}
         models = []
@@ -710,7 +757,7 @@ class _Calibration:
         again with its cubes' paint a little darker and lighter; grade each colour on those
         counts."""
         counter = Counter(profile, self.memo)
-        self.verified = [counter.count(frame).counts for frame in work]
+        self.verified = [counter.count_working(frame).counts for frame in work]
         if self.paint_loses is None:
             self.paint_loses = [
                 _paint_loses(counter, s, frame)
@@ -797,7 +844,7 @@ def _paint_loses(counter: Counter, sample: Sample, frame: np.ndarray) -> bool:
             scale = min(scale, 1.0) if factor < 1 else max(scale, 1.0)
             cube = cubes == j
             painted[cube] = np.clip(painted[cube] * np.float32(scale), 0, 255)
-        seen = counter.count(painted)
+        seen = counter.count_working(painted)
         found = seen.counts[sample.colour]
         unknown = sum(r.startswith(UNKNOWN_OBJECT) for r in seen.reasons)
         if found + unknown < sample.n or (found != sample.n and not seen.needs_review):

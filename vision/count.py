@@ -165,6 +165,8 @@ class Blob:
     area_ratio: float
     reason: str
     box: tuple[int, int, int, int]
+    """(x, y, w, h): in working pixels while a frame is read, in photo pixels in a
+    :class:`CountResult`."""
     hidden: float = 0.0
     """Chance that one more cube lies unseen under this pile (its top read surely)."""
     down_share: float = 0.5
@@ -229,7 +231,8 @@ def expected_area(profile: Profile, colour: int, x: float, y: float) -> float:
     builds four).
     """
     model = profile.colours[colour]
-    grow = profile.area_map.scale(x, y, model.perspective, profile.work_size)
+    ox, oy = profile.frame_origin
+    grow = profile.area_map.scale(x + ox, y + oy, model.perspective, profile.frame_size)
     return model.area * min(2.0, max(0.5, grow))
 
 
@@ -275,8 +278,8 @@ _TRAYS_LOCK = threading.Lock()
 
 def _tray_key(profile: Profile) -> tuple[Any, ...]:
     """What the empty tray's parts are built from."""
-    return (profile.background_png, profile.roi, profile.work_size, profile.ratio_range,
-            profile.chroma_limit)
+    return (profile.background_png, profile.roi, profile.work_size, profile.frame_size,
+            profile.ratio_range, profile.chroma_limit)
 
 
 def _empty_tray(profile: Profile) -> tuple[EmptyTray, bool]:
@@ -291,7 +294,7 @@ def _empty_tray(profile: Profile) -> tuple[EmptyTray, bool]:
     bg_lab = cv2.cvtColor(background, cv2.COLOR_BGR2LAB)
     roi = pixels.roi_mask(profile.roi, profile.work_size)
     test = pixels.TrayTest(*profile.ratio_range, profile.chroma_limit)
-    aligner = Aligner(background)
+    aligner = Aligner(background, max(profile.frame_size))
     g = aligner.template
     edges = np.hypot(cv2.Sobel(g, cv2.CV_32F, 1, 0), cv2.Sobel(g, cv2.CV_32F, 0, 1))
     tray = EmptyTray(
@@ -362,7 +365,7 @@ class Counter:
         if built:
             # One throw-away count so the first real one is not slowed by first-use set-up
             # costs (a counter on a tray already counted on has paid them).
-            self.count(self.background)
+            self.count_working(self.background)
 
     def expected_area(self, colour: int, x: float, y: float) -> float:
         """One cube's expected area (working pixels) of a colour at a working-image point."""
@@ -375,21 +378,27 @@ class Counter:
 
     def _top_scale(self, x: float, y: float) -> float:
         """A flat top's area at a working point against its area in calibration."""
-        return min(2.0, max(0.5, self.profile.area_map.top(x, y, self.size)))
+        (ox, oy), frame = self.profile.frame_origin, self.profile.frame_size
+        return min(2.0, max(0.5, self.profile.area_map.top(x + ox, y + oy, frame)))
 
-    def labels(self, frame: np.ndarray) -> Labelled:
-        """Label every working pixel: 0 tray, 1..6 a colour (profile order), 255 unknown."""
+    def working(self, frame: np.ndarray) -> np.ndarray:
+        """The part of a photo the counter reads (:attr:`Profile.box`), at working scale."""
+        return pixels.working_part(self._check(frame), self.profile.box, self.profile.image_size,
+                                   self.size)
+
+    def labels(self, work: np.ndarray) -> Labelled:
+        """Label every pixel of a working frame (:meth:`working`): 0 tray, 1..6 a colour
+        (profile order), 255 unknown."""
         if self.memo is None:
-            return self._labels(frame)
-        held = self.memo.get(id(frame))
-        if held is None or held[0] is not frame:
-            return self._labels(frame)
+            return self._labels(work)
+        held = self.memo.get(id(work))
+        if held is None or held[0] is not work:
+            return self._labels(work)
         if held[2] is None or held[1] != self.labelling:
-            self.memo[id(frame)] = (frame, self.labelling, self._labels(frame))
-        return self.memo[id(frame)][2]
+            self.memo[id(work)] = (work, self.labelling, self._labels(work))
+        return self.memo[id(work)][2]
 
-    def _labels(self, frame: np.ndarray) -> Labelled:
-        work = pixels.to_working(frame, self.size)
+    def _labels(self, work: np.ndarray) -> Labelled:
         if self.featureless:
             al = Alignment(np.array([[1, 0, 0], [0, 1, 0]], np.float32), 0.0)
         else:
@@ -433,14 +442,19 @@ class Counter:
         return self.plain_area * self._top_scale(x, y)
 
     def count(self, frame: np.ndarray, expected_total: int | None = None) -> CountResult:
-        """Count the cubes of every colour in a BGR frame of the calibrated setup.
+        """Count the cubes of every colour in a BGR photo of the calibrated setup.
 
         ``expected_total`` (from the tower's exit beam, say) makes a different total ask for
         review: a cube hidden under another cannot be seen from above, but it was counted going in.
         """
         start = time.perf_counter()
-        frame = self._check(frame)
-        seen = self.labels(frame)
+        result = self.count_working(self.working(frame), expected_total)
+        return replace(result, ms=(time.perf_counter() - start) * 1000.0)
+
+    def count_working(self, work: np.ndarray, expected_total: int | None = None) -> CountResult:
+        """:meth:`count` for a frame already at working scale (:meth:`working`)."""
+        start = time.perf_counter()
+        seen = self.labels(work)
         # Reasons that always ask for review, whatever the blobs say.
         forced: list[str] = [
             f"{n} cannot be told apart reliably in this setup" for n in self.unreliable
@@ -453,7 +467,7 @@ class Counter:
                           "calibration: check the count, or calibrate again")
         if not 0.7 <= seen.gain <= 1.4:
             forced.append(f"light differs from calibration (x{seen.gain:.2f})")
-        if self.tray_in_colour and colourless(frame):
+        if self.tray_in_colour and colourless(work):
             forced.append(COLOURLESS)
         doubts: list[str] = []
         counts = {name: 0 for name in COLOURS}
@@ -500,7 +514,7 @@ class Counter:
             forced += self._unknown_objects(labels, joins.get(BETWEEN), base)
         if seen.work is not None:
             forced += self.outside.objects(seen.work, seen.alignment, seen.gain, seen.labels,
-                                           self.profile.scale)
+                                           self.profile.to_photo)
         if confidence < REVIEW_BELOW and not doubts:
             doubts.append("several readings each a little uncertain")
         if expected_total is not None and total != expected_total:
@@ -524,13 +538,19 @@ class Counter:
             confidence=float(confidence),
             needs_review=bool(confidence < REVIEW_BELOW),
             reasons=tuple(forced + doubts),
-            blobs=tuple(blobs),
+            blobs=tuple(replace(b, box=self._photo_box(b.box)) for b in blobs),
             ms=ms,
             extra={
                 "shift_px": round(seen.alignment.shift_px / self.profile.scale, 1),
                 "gain": round(seen.gain, 3),
             },
         )
+
+    def _photo_box(self, box: tuple[int, int, int, int]) -> tuple[int, int, int, int]:
+        """A working-image box (x, y, w, h) in photo pixels."""
+        x, y, w, h = box
+        (x0, y0), (x1, y1) = self.profile.to_photo(x, y), self.profile.to_photo(x + w, y + h)
+        return round(x0), round(y0), round(x1 - x0), round(y1 - y0)
 
     def _smallest_blob(self, index: int) -> float:
         """Fewest pixels of a blob worth reading: a black or white sliver against another colour
@@ -628,7 +648,7 @@ class Counter:
         if self.blends[index]:
             return Blob(name, 0, TRAY_CONFIDENCE, trace.ratio, TRAY_TRACES, box), []
         blob = _sliver(name, 1, trace.ratio, TRACES, box)
-        return blob, [detection(name, trace.hull, origin, SLIVER_CONFIDENCE, self.profile.scale)]
+        return blob, [detection(name, trace.hull, origin, SLIVER_CONFIDENCE, self.profile.to_photo)]
 
     def _split_cubes(
         self, index: int, found: list[tuple[Blob, list[Detection]]]
@@ -678,8 +698,8 @@ class Counter:
 
     def _where(self, blob: Blob) -> str:
         x, y, w, h = blob.box
-        s = self.profile.scale
-        return f"({(x + w / 2) / s:.0f}, {(y + h / 2) / s:.0f})"
+        px, py = self.profile.to_photo(x + w / 2, y + h / 2)
+        return f"({px:.0f}, {py:.0f})"
 
     def _unknown_objects(
         self, labels: np.ndarray, between: np.ndarray | None, base: tuple[int, int] = (0, 0)
@@ -696,7 +716,6 @@ class Counter:
         if between is not None:
             in_between = np.bincount(comp.ravel(), weights=between.ravel(), minlength=n)
         out = []
-        s = self.profile.scale
         for j in np.flatnonzero(stats[:, cv2.CC_STAT_AREA] >= smallest):
             if j == 0:
                 continue
@@ -704,7 +723,8 @@ class Counter:
             typical = min(self.expected_area(i, x, y) for i in range(len(self.names)))
             need = 0.5 if in_between[j] > 0 else 0.25
             if stats[j, cv2.CC_STAT_AREA] >= need * typical:
-                out.append(f"{UNKNOWN_OBJECT} at ({x / s:.0f}, {y / s:.0f})")
+                px, py = self.profile.to_photo(x, y)
+                out.append(f"{UNKNOWN_OBJECT} at ({px:.0f}, {py:.0f})")
         return out
 
     def _read(
@@ -754,7 +774,8 @@ class Counter:
             # Against a cube of another colour, the corner of a cube lying almost wholly under
             # it (41 of 41 in rendered drops): counted, and asked about.
             blob = _sliver(name, 1, ratio, SLIVER, (x, y, w, h))
-            return blob, [detection(name, contour, (x, y), SLIVER_CONFIDENCE, self.profile.scale)]
+            return blob, [
+                detection(name, contour, (x, y), SLIVER_CONFIDENCE, self.profile.to_photo)]
         (_, _), (rw, rh), _ = cv2.minAreaRect(contour)
         side = math.sqrt(expected)
         hull = cv2.contourArea(cv2.convexHull(contour))
@@ -848,7 +869,7 @@ class Counter:
         blob = Blob(name, reading.n, reading.confidence, ratio, reading.why, (x, y, w, h),
                     reading.hidden, _down_share(ratio, reading.n))
         dets = cube_detections(
-            name, sub, contour, (x, y), reading.n, reading.confidence, self.profile.scale
+            name, sub, contour, (x, y), reading.n, reading.confidence, self.profile.to_photo
         )
         return blob, dets
 

@@ -3,11 +3,15 @@ full-image pixels, from a blob found at the working scale."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import cv2
 import numpy as np
+
+ToPhoto = Callable[[Any, Any], tuple[Any, Any]]
+"""Working-image coordinates (numbers or arrays) to photo pixels (:meth:`Profile.to_photo`)."""
 
 
 @dataclass(frozen=True)
@@ -36,14 +40,14 @@ def cube_detections(
     origin: tuple[int, int],
     n: int,
     conf: float,
-    scale: float,
+    to_photo: ToPhoto,
 ) -> list[Detection]:
     """Split a blob (mask ``sub``, outline ``contour``, at ``origin`` of the working image) into
     ``n`` cube outlines by k-means on its pixels."""
     if n <= 0:
         return []
     if n == 1:
-        return [detection(name, contour, origin, conf, scale)]
+        return [detection(name, contour, origin, conf, to_photo)]
     ys, xs = np.nonzero(sub != 0)
     pts = np.stack([xs, ys], 1).astype(np.float32)
     # k-means on a subsample (outlines only need to be about right), then every pixel to
@@ -66,14 +70,14 @@ def cube_detections(
         part = (nearest == k).astype(np.uint8)
         contours, _ = cv2.findContours(part, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
         if contours:
-            out.append(detection(name, max(contours, key=cv2.contourArea), origin, conf, scale))
+            out.append(detection(name, max(contours, key=cv2.contourArea), origin, conf, to_photo))
     while len(out) < n:  # two centres on one pixel: the blob's outline stands for both
-        out.append(detection(name, contour, origin, conf, scale))
+        out.append(detection(name, contour, origin, conf, to_photo))
     return out[:n]
 
 
 def detection(
-    name: str, contour: np.ndarray, origin: tuple[int, int], conf: float, scale: float
+    name: str, contour: np.ndarray, origin: tuple[int, int], conf: float, to_photo: ToPhoto
 ) -> Detection:
     """One cube from its outline in blob coordinates, mapped to full-image pixels."""
     ox, oy = origin
@@ -83,6 +87,7 @@ def detection(
     else:
         cx, cy = float(contour[0, 0, 0]), float(contour[0, 0, 1])
     poly = cv2.approxPolyDP(contour, 0.7, True)
-    pts = np.rint((poly[:, 0, :] + np.array([ox, oy]) + 0.5) / scale).astype(int)
+    px, py = to_photo(poly[:, 0, 0] + ox + 0.5, poly[:, 0, 1] + oy + 0.5)
+    pts = np.rint(np.stack([px, py], 1)).astype(int)
     outline = tuple(map(tuple, pts.tolist()))
-    return Detection(name, ((cx + ox + 0.5) / scale, (cy + oy + 0.5) / scale), outline, conf)
+    return Detection(name, to_photo(cx + ox + 0.5, cy + oy + 0.5), outline, conf)

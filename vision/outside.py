@@ -8,6 +8,7 @@ import numpy as np
 
 from vision import pixels
 from vision.align import Alignment
+from vision.outlines import ToPhoto
 
 BAND_SIDES = 3.0
 """How far past the read floor (in cube sides) the tray is watched: the rim and the chute."""
@@ -15,8 +16,10 @@ CHANGE = 25.0
 """Lab distance from the empty tray (at the frame's exposure) that marks a pixel as changed."""
 SMALLEST = 0.4
 """Least changed area (in cube areas) that asks: a cube lying flat shows about 1."""
-STEP = 2
-"""The band is looked at on every second working pixel each way (a cube is still ~10 across)."""
+ACROSS = 9
+"""The band is looked at on a grid of about this many points across a cube's side (8-11; every
+second working pixel each way at the least): cubes read 24-30 pixels wide cost half as many
+points as on every second pixel."""
 
 
 class OutsideWatch:
@@ -27,22 +30,23 @@ class OutsideWatch:
         # Pixels within reach of the floor: the floor grown by a disc of that radius, found by
         # distance (some 15 times faster than growing it: calibration builds 17 counters).
         away = cv2.distanceTransform(cv2.bitwise_not(roi), cv2.DIST_L2, cv2.DIST_MASK_PRECISE)
-        band = ((away <= round(BAND_SIDES * side) + 0.5) & (roi == 0))[::STEP, ::STEP]
+        self.step = step = max(2, round(side / ACROSS))
+        band = ((away <= round(BAND_SIDES * side) + 0.5) & (roi == 0))[::step, ::step]
         self.shape = band.shape
         ys, xs = np.nonzero(band)
         self.cells = (ys, xs)
-        self.points = np.stack([xs * STEP, ys * STEP, np.ones_like(xs)]).astype(np.float64)
+        self.points = np.stack([xs * step, ys * step, np.ones_like(xs)]).astype(np.float64)
         # The rim's edges move a pixel or two against the floor's (the walls' parallax, a
         # slanted view): each point may match the tray anywhere within that reach.
         lo, hi = pixels.tray_range(background)
-        self.lo = lo[ys * STEP, xs * STEP].astype(np.float32)
-        self.hi = hi[ys * STEP, xs * STEP].astype(np.float32)
-        self.smallest = SMALLEST * side * side / STEP**2
-        self.half = 0.5 * side * side / STEP**2
+        self.lo = lo[ys * step, xs * step].astype(np.float32)
+        self.hi = hi[ys * step, xs * step].astype(np.float32)
+        self.smallest = SMALLEST * side * side / step**2
+        self.half = 0.5 * side * side / step**2
 
     def objects(
         self, work: np.ndarray, alignment: Alignment, gain: float, labels: np.ndarray,
-        scale: float,
+        to_photo: ToPhoto,
     ) -> list[str]:
         """One doubt per cube-sized change in the band of a working frame exposed ``gain``
         times the calibration's, the tray moved by ``alignment``. A change under half a cube
@@ -67,14 +71,15 @@ class OutsideWatch:
         changed[self.cells[0][far], self.cells[1][far]] = 1
         changed = cv2.morphologyEx(changed, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
         n, comp, stats, cents = pixels.components(changed)
-        read = cv2.dilate((labels[::STEP, ::STEP] != pixels.TRAY).view(np.uint8),
+        step = self.step
+        read = cv2.dilate((labels[::step, ::step] != pixels.TRAY).view(np.uint8),
                           np.ones((3, 3), np.uint8))
         out = []
         for j in range(1, n):
             area = stats[j, cv2.CC_STAT_AREA]
             if area < self.smallest or (area < self.half and read[comp == j].any()):
                 continue
-            x, y = cents[j] * STEP / scale
+            x, y = to_photo(*(cents[j] * step))
             out.append(f"something on the tray outside its floor at ({x:.0f}, {y:.0f}): "
                        "a cube on the rim or the chute?")
         return out

@@ -43,6 +43,17 @@ def to_working(img: np.ndarray, size: tuple[int, int]) -> np.ndarray:
     return cv2.resize(img, size, interpolation=cv2.INTER_AREA)
 
 
+def working_part(
+    img: np.ndarray, box: tuple[int, int, int, int], image_size: tuple[int, int],
+    size: tuple[int, int],
+) -> np.ndarray:
+    """The part ``box`` (x0, y0, x1, y1, pixels of a photo ``image_size`` large) of a photo of
+    that shape, at the working ``size``."""
+    (w, h), (fw, fh) = image_size, img.shape[1::-1]
+    x0, y0, x1, y1 = (round(v * f) for v, f in zip(box, (fw / w, fh / h) * 2, strict=True))
+    return np.ascontiguousarray(to_working(img[y0:y1, x0:x1], size))
+
+
 def smooth_background(img: np.ndarray) -> np.ndarray:
     """The stored empty tray, lightly blurred so its sensor noise does not add to the frame's."""
     return cv2.GaussianBlur(img, (3, 3), 0)

@@ -92,12 +92,36 @@ class Profile:
     colours: tuple[ColourModel, ...]
     version: int = PROFILE_VERSION
     meta: dict[str, Any] = field(default_factory=dict)
+    crop: tuple[int, int, int, int] | None = None
+    """The part of the photo (x0, y0, x1, y1, photo pixels) the counter reads: the tray and the
+    rim watched around it (None: the whole photo). Working coordinates start at its corner."""
+
+    @property
+    def box(self) -> tuple[int, int, int, int]:
+        """The part of the photo read, as (x0, y0, x1, y1) in photo pixels."""
+        return self.crop or (0, 0, *self.image_size)
 
     @property
     def work_size(self) -> tuple[int, int]:
         """Width and height of the working image the counter computes on."""
+        x0, y0, x1, y1 = self.box
+        return max(1, round((x1 - x0) * self.scale)), max(1, round((y1 - y0) * self.scale))
+
+    @property
+    def frame_size(self) -> tuple[int, int]:
+        """The whole photo's size at working scale. The area map's coordinates span it, so that
+        it is fitted alike however much of the photo is read."""
         w, h = self.image_size
         return max(1, round(w * self.scale)), max(1, round(h * self.scale))
+
+    @property
+    def frame_origin(self) -> tuple[float, float]:
+        """Where the working image's corner lies in the whole photo at working scale."""
+        return self.box[0] * self.scale, self.box[1] * self.scale
+
+    def to_photo(self, x: float, y: float) -> tuple[float, float]:
+        """A working-image point in photo pixels."""
+        return x / self.scale + self.box[0], y / self.scale + self.box[1]
 
     def background(self) -> np.ndarray:
         """The empty tray at working scale, BGR uint8."""
@@ -271,6 +295,15 @@ def profile_from_json(data: Any) -> Profile:
     meta = data.get("meta", {})
     if not isinstance(meta, dict):
         raise ValueError("field 'meta' must be an object")
+    crop = None
+    if data.get("crop") is not None:  # added within version 2: absent means the whole photo
+        box = _numbers(data["crop"], "crop", 4)
+        crop = tuple(int(v) for v in box)
+        x0, y0, x1, y1 = crop
+        if crop != box or not (0 <= x0 < x1 <= size[0] and 0 <= y0 < y1 <= size[1]
+                               and min(x1 - x0, y1 - y0) >= 16):
+            raise ValueError("field 'crop' must be a box (x0, y0, x1, y1) at least 16 pixels "
+                             "each way within image_size")
     profile = Profile(
         image_size=(int(size[0]), int(size[1])),
         scale=scale,
@@ -282,13 +315,14 @@ def profile_from_json(data: Any) -> Profile:
         colours=colours,
         version=version,
         meta=meta,
+        crop=crop,  # type: ignore[arg-type]
     )
     try:
         bg = profile.background()
     except (VisionError, ValueError) as exc:
         raise ValueError("field 'background_png' is not a PNG image") from exc
     if (bg.shape[1], bg.shape[0]) != profile.work_size:
-        raise ValueError("field 'background_png' does not match image_size x scale")
+        raise ValueError("field 'background_png' does not match the crop (or image_size) x scale")
     return profile
 
 

@@ -156,13 +156,15 @@ def _count(
 
 
 def _tally_blobs(res: Any, cubes: list[dict], scale: float) -> None:
-    """Give each truth cube to the smallest same-coloured blob box around its centre."""
+    """Give each truth cube to the smallest same-coloured blob box (photo pixels, within two
+    working pixels) around its centre."""
     held = collections.Counter()
+    pad = 2 / scale
     for cube in cubes:
-        x, y = cube["center_px"][0] * scale, cube["center_px"][1] * scale
+        x, y = cube["center_px"]
         inside = [i for i, b in enumerate(res.blobs) if b.colour == cube["color"]
-                  and b.box[0] - 2 <= x <= b.box[0] + b.box[2] + 2
-                  and b.box[1] - 2 <= y <= b.box[1] + b.box[3] + 2]
+                  and b.box[0] - pad <= x <= b.box[0] + b.box[2] + pad
+                  and b.box[1] - pad <= y <= b.box[1] + b.box[3] + pad]
         if inside:
             held[min(inside, key=lambda i: res.blobs[i].box[2] * res.blobs[i].box[3])] += 1
     for i, blob in enumerate(res.blobs):

@@ -29,6 +29,7 @@ from vision.grading import AREA_ERROR_LIMIT
 from vision.photos import Sample
 
 from .conftest import SIZE, bench_drop, calibrated, rendered_profile
+from .conftest import drop as rendered_drop
 
 
 def _copy(src: Path, dst: Path) -> Path:
@@ -345,3 +346,31 @@ def test_labels_remembered_between_a_calibrations_counters_change_nothing(
     module = importlib.import_module("vision.calibrate")
     monkeypatch.setattr(module, "Counter", lambda profile, memo=None: Counter(profile))
     assert calibrated(setup, seed) == remembered
+
+
+def test_a_far_camera_is_read_only_where_the_tray_and_its_rim_are() -> None:
+    """A camera seeing the tray in half its frame: calibration keeps the part with the floor
+    and the rim watched around it, the counter reads that part alone, and what it finds is
+    told in the photo's pixels. A photo at another resolution of the same camera is read in
+    the same part."""
+    setup = scenes.condition("far-camera", (960, 720))
+    profile = calibrated(setup, 3)
+    assert profile.crop is not None
+    x0, y0, x1, y1 = profile.crop
+    assert (x1 - x0) * (y1 - y0) <= 0.75 * 960 * 720
+    assert profile.work_size == (round((x1 - x0) * profile.scale), round((y1 - y0) * profile.scale))
+    counter = Counter(profile)
+    side = math.sqrt(profile.colour("red").area) / profile.scale
+    for seed in range(3):
+        img, truth = rendered_drop(setup, seed, {c: 2 for c in COLOURS}, shift_mm=3.0)
+        res = counter.count(img)
+        assert res.counts == truth.counts, seed
+        for det in res.detections:
+            same = [c["center_px"] for c in truth.cubes if c["color"] == det.colour]
+            assert min(math.dist(det.centre, c) for c in same) < side / 2
+        for blob in res.blobs:
+            x, y, w, h = blob.box
+            assert any(x <= c["center_px"][0] <= x + w and y <= c["center_px"][1] <= y + h
+                       for c in truth.cubes if c["color"] == blob.colour)
+    halved = counter.count(cv2.resize(img, (480, 360), interpolation=cv2.INTER_AREA))
+    assert halved.counts == truth.counts

@@ -127,6 +127,19 @@ def test_detections_carry_centre_outline_colour_and_score(ring: tuple) -> None:
     json.dumps(res.to_json())
 
 
+def test_reading_boxes_are_in_the_photos_pixels() -> None:
+    """A reading's box, which the annotations mark when it asks, is where its cubes are in the
+    photo, also where the counter works at a fraction of the photo's size."""
+    counter, img, truth = bench_drop("ring", 70, 3)
+    assert counter.profile.scale < 1
+    res = counter.count(img)
+    assert res.blobs
+    for blob in res.blobs:
+        x, y, w, h = blob.box
+        assert any(x <= c["center_px"][0] <= x + w and y <= c["center_px"][1] <= y + h
+                   for c in truth.cubes if c["color"] == blob.colour)
+
+
 def test_result_json_has_the_contract_fields(ring: tuple) -> None:
     setup, _, counter = ring
     img, _ = drop(setup, 43, {"blue": 2})

@@ -24,7 +24,7 @@ def test_a_cube_outside_the_floor_asks_within_the_band(sides_out: float, asks: b
     frame[230:250, x0 - 10 : x0 + 10] = (40, 40, 200)
     labels = np.zeros((480, 640), np.uint8)
     still = Alignment(np.array([[1, 0, 0], [0, 1, 0]], np.float32), 1.0)
-    doubts = watch.objects(frame, still, 1.0, labels, 1.0)
+    doubts = watch.objects(frame, still, 1.0, labels, lambda x, y: (x, y))
     assert bool(doubts) == asks, doubts
 
 
@@ -41,9 +41,9 @@ def test_the_band_the_tray_moves_out_of_the_frame_is_not_taken_for_a_cube() -> N
     nudged[:, 12:] = background[:, :-12]  # the tray moved 12 px right: the table's strip left
     moved = Alignment(np.array([[1, 0, 12], [0, 1, 0]], np.float32), 1.0)
     labels = np.zeros((480, 640), np.uint8)
-    assert watch.objects(nudged, moved, 1.0, labels, 1.0) == []
+    assert watch.objects(nudged, moved, 1.0, labels, lambda x, y: (x, y)) == []
     nudged[230:250, 610:630] = (40, 40, 200)  # a cube on the rim is still seen
-    assert watch.objects(nudged, moved, 1.0, labels, 1.0)
+    assert watch.objects(nudged, moved, 1.0, labels, lambda x, y: (x, y))
 
 
 def test_rim_edges_a_few_pixels_off_are_no_cube() -> None:
@@ -62,6 +62,6 @@ def test_rim_edges_a_few_pixels_off_are_no_cube() -> None:
     frame[:, 603:] = 40
     still = Alignment(np.array([[1, 0, 0], [0, 1, 0]], np.float32), 1.0)
     labels = np.zeros((480, 640), np.uint8)
-    assert watch.objects(frame, still, 1.0, labels, 1.0) == []
+    assert watch.objects(frame, still, 1.0, labels, lambda x, y: (x, y)) == []
     frame[230:250, 570:590] = (40, 40, 200)
-    assert watch.objects(frame, still, 1.0, labels, 1.0)
+    assert watch.objects(frame, still, 1.0, labels, lambda x, y: (x, y))

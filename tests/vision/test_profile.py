@@ -50,6 +50,9 @@ def _write(tmp_path: Path, data: object) -> Path:
         (lambda d: d["colours"][5].update(lift=-1.0), "lift"),
         (lambda d: d["colours"][4].update(glint="bright"), "'glint' must be a number"),
         (lambda d: d["colours"][5].update(outlined="yes"), "'outlined' must be true or false"),
+        (lambda d: d.update(crop=[0, 0, 100_000, 480]), "field 'crop' must be a box"),
+        (lambda d: d.update(crop=[0.5, 0, 320, 240]), "field 'crop' must be a box"),
+        (lambda d: d.update(crop=[40, 30, 360, 270]), "does not match the crop"),
     ],
 )
 def test_invalid_profile_is_one_line_naming_the_file(

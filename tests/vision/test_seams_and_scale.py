@@ -235,18 +235,18 @@ def test_the_area_map_follows_perspective_out_to_the_tray_edges(ring: tuple) -> 
     """Off axis a cube shows side faces too: the calibrated map must grow as much, or lone cubes
     at the edges read large (and ask) and cubes in piles are miscounted there."""
     setup, _, counter = ring
-    half_width = counter.size[0] / 2
+    half_width = counter.profile.image_size[0] / 2
+    pad = 1 / counter.profile.scale
     centre: list[float] = []
     edge: list[float] = []
     for seed in range(8):
         cubes = scenes.random_drop(setup, np.random.default_rng(seed), {c: 3 for c in rd.COLOURS},
                                "scatter")
         img, truth = rd.render(setup, cubes, seed=seed)
-        s = counter.profile.scale
         for b in counter.count(img).blobs:
             x0, y0, w, h = b.box
-            held = [c for c in truth.cubes if x0 - 1 <= c["center_px"][0] * s <= x0 + w + 1
-                    and y0 - 1 <= c["center_px"][1] * s <= y0 + h + 1]
+            held = [c for c in truth.cubes if x0 - pad <= c["center_px"][0] <= x0 + w + pad
+                    and y0 - pad <= c["center_px"][1] <= y0 + h + pad]
             if len(held) == 1 and held[0]["visible_fraction"] > 0.97:
                 off_axis = abs(x0 + w / 2 - half_width) / half_width
                 if off_axis < 0.3:
