@@ -22,6 +22,11 @@ second working pixel each way at the least): cubes read 24-30 pixels wide cost h
 points as on every second pixel."""
 
 
+EDGE = pixels.TOLERANCE_PX + 2
+"""Working pixels along the frame's edge left out of the band (its tray range reaches past the
+frame, and a blurred edge a pixel or two)."""
+
+
 class OutsideWatch:
     """The band of the empty tray (rim, chute) within :data:`BAND_SIDES` cube sides outside the
     read floor, sampled once at calibration scale, and the check of a frame against it."""
@@ -30,8 +35,14 @@ class OutsideWatch:
         # Pixels within reach of the floor: the floor grown by a disc of that radius, found by
         # distance (some 15 times faster than growing it: calibration builds 17 counters).
         away = cv2.distanceTransform(cv2.bitwise_not(roi), cv2.DIST_L2, cv2.DIST_MASK_PRECISE)
+        band = (away <= round(BAND_SIDES * side) + 0.5) & (roi == 0)
+        # Within reach of the frame's edge a point's tray range stops at the edge: an edge of the
+        # rim just beyond it, brought into view when the tray moves, would read as a change.
+        e = EDGE
+        band[:e] = band[-e:] = False
+        band[:, :e] = band[:, -e:] = False
         self.step = step = max(2, round(side / ACROSS))
-        band = ((away <= round(BAND_SIDES * side) + 0.5) & (roi == 0))[::step, ::step]
+        band = band[::step, ::step]
         self.shape = band.shape
         ys, xs = np.nonzero(band)
         self.cells = (ys, xs)

@@ -65,3 +65,23 @@ def test_rim_edges_a_few_pixels_off_are_no_cube() -> None:
     assert watch.objects(frame, still, 1.0, labels, lambda x, y: (x, y)) == []
     frame[230:250, 570:590] = (40, 40, 200)
     assert watch.objects(frame, still, 1.0, labels, lambda x, y: (x, y))
+
+
+def test_an_edge_beyond_the_frame_that_a_nudge_brings_into_view_is_no_cube() -> None:
+    """The tray's wall reaching just past the frame's top at calibration: a nudge down brings
+    its far edge, with the table beyond, into view where the band's first rows held the wall
+    (drawn the second way, a 16:9 camera: 2 of 27 right counts asked for something on the
+    rim there). The band leaves out the rows whose tray range the frame's edge cut off."""
+    background = np.full((480, 640, 3), 150, np.uint8)
+    background[:30] = 50  # the wall; the table (120) lies just above the frame
+    roi = np.zeros((480, 640), np.uint8)
+    roi[60:420, 100:540] = 255
+    watch = OutsideWatch(background, roi, SIDE)
+    nudged = np.full_like(background, 120)
+    nudged[1:] = background[:-1]  # the tray moved a pixel down, its wall's top edge a pixel
+    nudged[:3] = 120  # below the frame's top at calibration: the table shows above it
+    moved = Alignment(np.array([[1, 0, 0], [0, 1, 1]], np.float32), 1.0)
+    labels = np.zeros((480, 640), np.uint8)
+    assert watch.objects(nudged, moved, 1.0, labels, lambda x, y: (x, y)) == []
+    nudged[8:28, 300:320] = (40, 40, 200)  # a cube on the wall is still seen
+    assert watch.objects(nudged, moved, 1.0, labels, lambda x, y: (x, y))
