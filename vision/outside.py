@@ -38,9 +38,8 @@ class OutsideWatch:
         band = (away <= round(BAND_SIDES * side) + 0.5) & (roi == 0)
         # Within reach of the frame's edge a point's tray range stops at the edge: an edge of the
         # rim just beyond it, brought into view when the tray moves, would read as a change.
-        e = EDGE
-        band[:e] = band[-e:] = False
-        band[:, :e] = band[:, -e:] = False
+        band[:EDGE] = band[-EDGE:] = False
+        band[:, :EDGE] = band[:, -EDGE:] = False
         self.step = step = max(2, round(side / ACROSS))
         band = band[::step, ::step]
         self.shape = band.shape

@@ -11,6 +11,11 @@ from vision.outside import BAND_SIDES, OutsideWatch
 SIDE = 20.0
 
 
+def _as_is(x: float, y: float) -> tuple[float, float]:
+    """Working pixels as photo pixels (a profile at full scale, reading the whole photo)."""
+    return x, y
+
+
 @pytest.mark.parametrize(("sides_out", "asks"), [(1.0, True), (2.5, True), (BAND_SIDES + 1, False)])
 def test_a_cube_outside_the_floor_asks_within_the_band(sides_out: float, asks: bool) -> None:
     """A cube-sized change up to three cube sides past the floor's edge asks; further out it is
@@ -24,7 +29,7 @@ def test_a_cube_outside_the_floor_asks_within_the_band(sides_out: float, asks: b
     frame[230:250, x0 - 10 : x0 + 10] = (40, 40, 200)
     labels = np.zeros((480, 640), np.uint8)
     still = Alignment(np.array([[1, 0, 0], [0, 1, 0]], np.float32), 1.0)
-    doubts = watch.objects(frame, still, 1.0, labels, lambda x, y: (x, y))
+    doubts = watch.objects(frame, still, 1.0, labels, _as_is)
     assert bool(doubts) == asks, doubts
 
 
@@ -41,9 +46,9 @@ def test_the_band_the_tray_moves_out_of_the_frame_is_not_taken_for_a_cube() -> N
     nudged[:, 12:] = background[:, :-12]  # the tray moved 12 px right: the table's strip left
     moved = Alignment(np.array([[1, 0, 12], [0, 1, 0]], np.float32), 1.0)
     labels = np.zeros((480, 640), np.uint8)
-    assert watch.objects(nudged, moved, 1.0, labels, lambda x, y: (x, y)) == []
+    assert watch.objects(nudged, moved, 1.0, labels, _as_is) == []
     nudged[230:250, 610:630] = (40, 40, 200)  # a cube on the rim is still seen
-    assert watch.objects(nudged, moved, 1.0, labels, lambda x, y: (x, y))
+    assert watch.objects(nudged, moved, 1.0, labels, _as_is)
 
 
 def test_rim_edges_a_few_pixels_off_are_no_cube() -> None:
@@ -62,9 +67,9 @@ def test_rim_edges_a_few_pixels_off_are_no_cube() -> None:
     frame[:, 603:] = 40
     still = Alignment(np.array([[1, 0, 0], [0, 1, 0]], np.float32), 1.0)
     labels = np.zeros((480, 640), np.uint8)
-    assert watch.objects(frame, still, 1.0, labels, lambda x, y: (x, y)) == []
+    assert watch.objects(frame, still, 1.0, labels, _as_is) == []
     frame[230:250, 570:590] = (40, 40, 200)
-    assert watch.objects(frame, still, 1.0, labels, lambda x, y: (x, y))
+    assert watch.objects(frame, still, 1.0, labels, _as_is)
 
 
 def test_an_edge_beyond_the_frame_that_a_nudge_brings_into_view_is_no_cube() -> None:
@@ -78,10 +83,10 @@ def test_an_edge_beyond_the_frame_that_a_nudge_brings_into_view_is_no_cube() -> 
     roi[60:420, 100:540] = 255
     watch = OutsideWatch(background, roi, SIDE)
     nudged = np.full_like(background, 120)
-    nudged[1:] = background[:-1]  # the tray moved a pixel down, its wall's top edge a pixel
-    nudged[:3] = 120  # below the frame's top at calibration: the table shows above it
+    nudged[3:] = background[:-3]  # the wall's top edge, past the frame at calibration, in view
+    # The floor moved a pixel; the wall's top, standing higher, further (parallax).
     moved = Alignment(np.array([[1, 0, 0], [0, 1, 1]], np.float32), 1.0)
     labels = np.zeros((480, 640), np.uint8)
-    assert watch.objects(nudged, moved, 1.0, labels, lambda x, y: (x, y)) == []
+    assert watch.objects(nudged, moved, 1.0, labels, _as_is) == []
     nudged[8:28, 300:320] = (40, 40, 200)  # a cube on the wall is still seen
-    assert watch.objects(nudged, moved, 1.0, labels, lambda x, y: (x, y))
+    assert watch.objects(nudged, moved, 1.0, labels, _as_is)
