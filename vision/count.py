@@ -32,7 +32,7 @@ from vision.cues import (
 )
 from vision.faint import outlined_tops
 from vision.odds import BEAM_FLOOR, REVIEW_BELOW, beam_confidence, beam_fix
-from vision.outlines import Detection, cube_detections, detection
+from vision.outlines import Detection, ToPhoto, cube_detections, detection
 from vision.outside import OutsideWatch
 from vision.photos import NO_COLOUR, colourless
 from vision.profile import COLOURS, Profile, VisionError
@@ -180,6 +180,13 @@ def _sliver(colour: str, n: int, ratio: float, why: str, box: tuple[int, int, in
     """A sliver or specks against another colour read as ``n`` cubes (see
     :data:`SLIVER_CONFIDENCE`)."""
     return Blob(colour, n, SLIVER_CONFIDENCE, ratio, why, box, beam_settles=False)
+
+
+def _photo_box(box: tuple[int, int, int, int], to_photo: ToPhoto) -> tuple[int, int, int, int]:
+    """A working-image box (x, y, w, h) in photo pixels."""
+    x, y, w, h = box
+    (x0, y0), (x1, y1) = to_photo(x, y), to_photo(x + w, y + h)
+    return round(x0), round(y0), round(x1 - x0), round(y1 - y0)
 
 
 def _down_share(ratio: float, n: int) -> float:
@@ -448,12 +455,29 @@ class Counter:
         review: a cube hidden under another cannot be seen from above, but it was counted going in.
         """
         start = time.perf_counter()
-        result = self.count_working(self.working(frame), expected_total)
+        result = self.count_working(self.working(frame), expected_total, self._to_frame(frame))
         return replace(result, ms=(time.perf_counter() - start) * 1000.0)
 
-    def count_working(self, work: np.ndarray, expected_total: int | None = None) -> CountResult:
-        """:meth:`count` for a frame already at working scale (:meth:`working`)."""
+    def _to_frame(self, frame: np.ndarray) -> ToPhoto:
+        """Working-image points in ``frame``'s pixels: a frame larger or smaller than the photos
+        calibrated on (of the same shape) is told of in its own."""
+        (w, h), (fw, fh) = self.profile.image_size, frame.shape[1::-1]
+        if (fw, fh) == (w, h):
+            return self.profile.to_photo
+
+        def to_frame(x: Any, y: Any) -> tuple[Any, Any]:
+            px, py = self.profile.to_photo(x, y)
+            return px * (fw / w), py * (fh / h)
+
+        return to_frame
+
+    def count_working(
+        self, work: np.ndarray, expected_total: int | None = None, to_photo: ToPhoto | None = None
+    ) -> CountResult:
+        """:meth:`count` for a frame already at working scale (:meth:`working`); ``to_photo``
+        places what is found in the photo (by default :meth:`Profile.to_photo`)."""
         start = time.perf_counter()
+        to_photo = to_photo or self.profile.to_photo
         seen = self.labels(work)
         # Reasons that always ask for review, whatever the blobs say.
         forced: list[str] = [
@@ -486,7 +510,7 @@ class Counter:
             if present[index + 1] < self.least_present[index]:
                 continue
             extra = joins.get(index + 1)
-            found = self._colour_blobs(seen, labels, index, extra, absorbed, base, grey)
+            found = self._colour_blobs(seen, labels, index, extra, absorbed, base, grey, to_photo)
             for blob, dets in found:
                 blobs.append(blob)
                 counts[name] += blob.n
@@ -506,15 +530,15 @@ class Counter:
             # elsewhere): a reading this doubtful on its own, or a sliver's (a cube hides there),
             # asks even when the totals agree.
             if p < REVIEW_BELOW or alone < BEAM_FLOOR or not blob.beam_settles:
-                doubts.append(f"{blob.colour} at {self._where(blob)}: {blob.reason}")
+                doubts.append(f"{blob.colour} at {self._where(blob, to_photo)}: {blob.reason}")
                 confidence = min(confidence, p, alone)
         # Unknown pixels that joined a counted blob are explained; any other unknown patch is not.
         labels = np.where(absorbed > 0, pixels.TRAY, labels).astype(np.uint8)
         if labels.size:
-            forced += self._unknown_objects(labels, joins.get(BETWEEN), base)
+            forced += self._unknown_objects(labels, joins.get(BETWEEN), base, to_photo)
         if seen.work is not None:
             forced += self.outside.objects(seen.work, seen.alignment, seen.gain, seen.labels,
-                                           self.profile.to_photo)
+                                           to_photo)
         if confidence < REVIEW_BELOW and not doubts:
             doubts.append("several readings each a little uncertain")
         if expected_total is not None and total != expected_total:
@@ -538,19 +562,13 @@ class Counter:
             confidence=float(confidence),
             needs_review=bool(confidence < REVIEW_BELOW),
             reasons=tuple(forced + doubts),
-            blobs=tuple(replace(b, box=self._photo_box(b.box)) for b in blobs),
+            blobs=tuple(replace(b, box=_photo_box(b.box, to_photo)) for b in blobs),
             ms=ms,
             extra={
                 "shift_px": round(seen.alignment.shift_px / self.profile.scale, 1),
                 "gain": round(seen.gain, 3),
             },
         )
-
-    def _photo_box(self, box: tuple[int, int, int, int]) -> tuple[int, int, int, int]:
-        """A working-image box (x, y, w, h) in photo pixels."""
-        x, y, w, h = box
-        (x0, y0), (x1, y1) = self.profile.to_photo(x, y), self.profile.to_photo(x + w, y + h)
-        return round(x0), round(y0), round(x1 - x0), round(y1 - y0)
 
     def _smallest_blob(self, index: int) -> float:
         """Fewest pixels of a blob worth reading: a black or white sliver against another colour
@@ -575,9 +593,10 @@ class Counter:
         absorbed: np.ndarray,
         base: tuple[int, int],
         grey: np.ndarray | None,
+        to_photo: ToPhoto,
     ) -> list[tuple[Blob, list[Detection]]]:
         """Read every blob of one colour in the frame ``seen``; pixels in ``extra`` may join the
-        blobs they touch.
+        blobs they touch; ``to_photo`` places the cubes in the photo.
 
         The ``extra`` pixels that end up in a counted blob are marked in ``absorbed``; ``labels``
         and ``grey`` are crops whose origin in the working image is ``base``.
@@ -613,6 +632,7 @@ class Counter:
                 seen,
                 g,
                 labels[y0:y1, x0:x1],
+                to_photo,
             )
             if blob is not None:
                 out.append((blob, dets))
@@ -632,11 +652,11 @@ class Counter:
                 self.trace_colours[index], own[y0:y1, x0:x1], comp, counted,
                 labels[y0:y1, x0:x1], origin, slivers, seen.work,
             )
-            out += [self._trace_blob(index, t, origin) for t in traces]
+            out += [self._trace_blob(index, t, origin, to_photo) for t in traces]
         return self._split_cubes(index, out)
 
     def _trace_blob(
-        self, index: int, trace: Trace, origin: tuple[int, int]
+        self, index: int, trace: Trace, origin: tuple[int, int], to_photo: ToPhoto
     ) -> tuple[Blob, list[Detection]]:
         """A cube almost hidden under others, from its traces: counted when they hold a sliver's
         area, else not (an exit beam's total that is short may still add it); both ask."""
@@ -648,7 +668,7 @@ class Counter:
         if self.blends[index]:
             return Blob(name, 0, TRAY_CONFIDENCE, trace.ratio, TRAY_TRACES, box), []
         blob = _sliver(name, 1, trace.ratio, TRACES, box)
-        return blob, [detection(name, trace.hull, origin, SLIVER_CONFIDENCE, self.profile.to_photo)]
+        return blob, [detection(name, trace.hull, origin, SLIVER_CONFIDENCE, to_photo)]
 
     def _split_cubes(
         self, index: int, found: list[tuple[Blob, list[Detection]]]
@@ -696,13 +716,14 @@ class Counter:
             out[BETWEEN] = between[comp].view(np.uint8)
         return out
 
-    def _where(self, blob: Blob) -> str:
+    def _where(self, blob: Blob, to_photo: ToPhoto) -> str:
         x, y, w, h = blob.box
-        px, py = self.profile.to_photo(x + w / 2, y + h / 2)
+        px, py = to_photo(x + w / 2, y + h / 2)
         return f"({px:.0f}, {py:.0f})"
 
     def _unknown_objects(
-        self, labels: np.ndarray, between: np.ndarray | None, base: tuple[int, int] = (0, 0)
+        self, labels: np.ndarray, between: np.ndarray | None, base: tuple[int, int],
+        to_photo: ToPhoto,
     ) -> list[str]:
         """Something in the tray that is neither tray nor a calibrated colour (a die, a finger,
         a cube in deep shadow) is doubtful: one reason per such patch of at least a quarter cube
@@ -723,7 +744,7 @@ class Counter:
             typical = min(self.expected_area(i, x, y) for i in range(len(self.names)))
             need = 0.5 if in_between[j] > 0 else 0.25
             if stats[j, cv2.CC_STAT_AREA] >= need * typical:
-                px, py = self.profile.to_photo(x, y)
+                px, py = to_photo(x, y)
                 out.append(f"{UNKNOWN_OBJECT} at ({px:.0f}, {py:.0f})")
         return out
 
@@ -739,9 +760,10 @@ class Counter:
         seen: Labelled,
         grey: np.ndarray | None,
         around: np.ndarray | None,
+        to_photo: ToPhoto,
     ) -> tuple[Blob | None, list[Detection]]:
         """Read one blob (``comp == j``) of the frame ``seen``; ``grey`` and ``around`` (the
-        labels) share comp's box."""
+        labels) share comp's box; ``to_photo`` places its cubes in the photo."""
         x, y, w, h, area = (int(v) for v in stat)
         if area < self._smallest_blob(index):
             return None, []
@@ -775,7 +797,7 @@ class Counter:
             # it (41 of 41 in rendered drops): counted, and asked about.
             blob = _sliver(name, 1, ratio, SLIVER, (x, y, w, h))
             return blob, [
-                detection(name, contour, (x, y), SLIVER_CONFIDENCE, self.profile.to_photo)]
+                detection(name, contour, (x, y), SLIVER_CONFIDENCE, to_photo)]
         (_, _), (rw, rh), _ = cv2.minAreaRect(contour)
         side = math.sqrt(expected)
         hull = cv2.contourArea(cv2.convexHull(contour))
@@ -869,7 +891,7 @@ class Counter:
         blob = Blob(name, reading.n, reading.confidence, ratio, reading.why, (x, y, w, h),
                     reading.hidden, _down_share(ratio, reading.n))
         dets = cube_detections(
-            name, sub, contour, (x, y), reading.n, reading.confidence, self.profile.to_photo
+            name, sub, contour, (x, y), reading.n, reading.confidence, to_photo
         )
         return blob, dets
 

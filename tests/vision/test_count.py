@@ -160,12 +160,18 @@ def test_frame_of_another_shape_or_type_is_a_clear_error(ring: tuple) -> None:
 
 def test_grey_and_larger_frames_of_the_same_aspect_are_accepted(ring: tuple) -> None:
     """A grey frame is counted, but asks and says why: without colour no cube's colour can be
-    told (a camera left in a greyscale mode). The colour frame does not say so."""
+    told (a camera left in a greyscale mode). The colour frame does not say so. What a larger
+    frame holds is told in its own pixels, as its annotations draw it."""
     setup, _, counter = ring
     img, truth = drop(setup, 51, {"red": 3, "green": 2})
     big = cv2.resize(img, (1280, 960))
     res = counter.count(big)
     assert res.counts == truth.counts and COLOURLESS not in res.reasons
+    centres = [(2 * c["center_px"][0], 2 * c["center_px"][1]) for c in truth.cubes]
+    assert all(min(math.dist(d.centre, c) for c in centres) < 16 for d in res.detections)
+    for blob in res.blobs:
+        x, y, w, h = blob.box
+        assert any(x <= cx <= x + w and y <= cy <= y + h for cx, cy in centres)
     grey = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
     for frame in (grey, cv2.cvtColor(grey, cv2.COLOR_GRAY2BGR)):
         res = counter.count(frame)
