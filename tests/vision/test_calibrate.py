@@ -348,14 +348,16 @@ def test_labels_remembered_between_a_calibrations_counters_change_nothing(
     assert calibrated(setup, seed) == remembered
 
 
-def test_a_far_camera_is_read_only_where_the_tray_and_its_rim_are() -> None:
+def test_a_far_camera_is_read_only_where_the_tray_and_its_rim_are(tmp_path: Path) -> None:
     """A camera seeing the tray in half its frame: calibration keeps the part with the floor
-    and the rim watched around it, the counter reads that part alone, and what it finds is
-    told in the photo's pixels. A photo at another resolution of the same camera is read in
-    the same part."""
+    and the rim watched around it (saved with the profile), the counter reads that part alone,
+    and what it finds is told in the photo's pixels. A photo at another resolution of the same
+    camera is read in the same part."""
     setup = scenes.condition("far-camera", (960, 720))
     profile = calibrated(setup, 3)
     assert profile.crop is not None
+    profile.save(tmp_path / "far.json")
+    assert load_profile(tmp_path / "far.json") == profile
     x0, y0, x1, y1 = profile.crop
     assert (x1 - x0) * (y1 - y0) <= 0.75 * 960 * 720
     assert profile.work_size == (round((x1 - x0) * profile.scale), round((y1 - y0) * profile.scale))
