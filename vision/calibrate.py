@@ -369,7 +369,7 @@ class _Calibration:
                min(h, round(y1 / scale)))
         crop = None if box == (0, 0, w, h) else box
         size = (round((box[2] - box[0]) * scale), round((box[3] - box[1]) * scale))
-        bg = self.empty = bg[y0 : y0 + size[1], x0 : x0 + size[0]]
+        bg = self.empty = bg[y0 : y0 + size[1], x0 : x0 + size[0]].copy()  # not the whole
         self.samples = []
         for s in self.photos(1):
             part = pixels.working_part(s.image, box, self.image_size, size)
@@ -406,6 +406,7 @@ class _Calibration:
             if i in first and first[i].any():
                 masks[i] = first[i]
         models = self._colour_models(work, masks, bg, side)
+        del first, masks  # a frame's worth each, no longer needed
         profile = Profile(
             image_size=self.image_size,
             scale=scale,

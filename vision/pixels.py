@@ -190,17 +190,25 @@ def tray_features(
     Returns the lightness ratio against the darkest and against the lightest tray pixel within
     :data:`TOLERANCE_PX`, and how far its chroma lies outside the nearby tray's chroma range.
     """
-    k = np.ones((2 * TOLERANCE_PX + 1, 2 * TOLERANCE_PX + 1), np.uint8)
-    lo_b = cv2.erode(bg_lab, k)
-    hi_b = cv2.dilate(bg_lab, k)
-    lf = frame_lab[..., 0].astype(np.float32) + 6.0
-    dark = lf / (lo_b[..., 0].astype(np.float32) * gain + 6.0)
-    bright = lf / (hi_b[..., 0].astype(np.float32) * gain + 6.0)
-    fa = frame_lab[..., 1].astype(np.int16)
-    fb = frame_lab[..., 2].astype(np.int16)
-    ea = np.maximum(np.maximum(fa - hi_b[..., 1], lo_b[..., 1] - fa), 0).astype(np.float32)
-    eb = np.maximum(np.maximum(fb - hi_b[..., 2], lo_b[..., 2] - fb), 0).astype(np.float32)
-    return dark, bright, np.sqrt(ea * ea + eb * eb)
+    lo_b, hi_b = tray_range(bg_lab)
+    out = [np.empty(frame_lab.shape[:2], np.float32) for _ in range(3)]
+    for y in range(0, frame_lab.shape[0], FEATURE_ROWS):  # temporaries a strip at a time
+        rows = slice(y, y + FEATURE_ROWS)
+        f, lo, hi = frame_lab[rows], lo_b[rows], hi_b[rows]
+        lf = f[..., 0].astype(np.float32) + 6.0
+        out[0][rows] = lf / (lo[..., 0].astype(np.float32) * gain + 6.0)
+        out[1][rows] = lf / (hi[..., 0].astype(np.float32) * gain + 6.0)
+        fa = f[..., 1].astype(np.int16)
+        fb = f[..., 2].astype(np.int16)
+        ea = np.maximum(np.maximum(fa - hi[..., 1], lo[..., 1] - fa), 0).astype(np.float32)
+        eb = np.maximum(np.maximum(fb - hi[..., 2], lo[..., 2] - fb), 0).astype(np.float32)
+        out[2][rows] = np.sqrt(ea * ea + eb * eb)
+    return out[0], out[1], out[2]
+
+
+FEATURE_ROWS = 64
+"""Rows :func:`tray_features` works out at a time: a whole frame's temporaries, read at full
+size, were a fifth of calibration's memory."""
 
 
 def exposure_gain(
@@ -226,11 +234,18 @@ TRAY_CORE = 1.5
 def tray_distance(
     dark: np.ndarray, bright: np.ndarray, chroma: np.ndarray, test: TrayTest
 ) -> np.ndarray:
-    """How far outside the range of "tray under other light" each pixel lies (0 inside)."""
-    below = np.maximum(test.ratio_lo - dark, 0) / RATIO_SIGMA
-    above = np.maximum(bright - test.ratio_hi, 0) / RATIO_SIGMA
-    off = np.maximum(chroma - test.chroma, 0) / CHROMA_SIGMA
-    return np.sqrt(below * below + above * above + off * off)
+    """How far outside the range of "tray under other light" each pixel lies (0 inside);
+    worked out in place, three arrays the frame's size at a time."""
+    below = test.ratio_lo - dark
+    above = bright - test.ratio_hi
+    off = chroma - test.chroma
+    for part, sigma in ((below, RATIO_SIGMA), (above, RATIO_SIGMA), (off, CHROMA_SIGMA)):
+        np.maximum(part, 0, out=part)
+        part /= sigma
+        part *= part
+    below += above
+    below += off
+    return np.sqrt(below, out=below)
 
 
 def label_pixels(
