@@ -369,7 +369,7 @@ class _Calibration:
                min(h, round(y1 / scale)))
         crop = None if box == (0, 0, w, h) else box
         size = (round((box[2] - box[0]) * scale), round((box[3] - box[1]) * scale))
-        bg = self.empty = bg[y0 : y0 + size[1], x0 : x0 + size[0]].copy()  # not the whole
+        bg = self.empty = bg[y0 : y0 + size[1], x0 : x0 + size[0]].copy()  # a view keeps it all
         self.samples = []
         for s in self.photos(1):
             part = pixels.working_part(s.image, box, self.image_size, size)
