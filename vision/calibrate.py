@@ -828,23 +828,24 @@ def _paint_loses(counter: Counter, sample: Sample, frame: np.ndarray) -> bool:
     that asks: the count asks for it (a yellow top clipped white where the light is bright)."""
     cls = counter.names.index(sample.colour) + 1
     own = (counter.labels(frame).labels == cls).view(np.uint8)
-    n, cubes, stats, _ = cv2.connectedComponentsWithStats(
-        cv2.dilate(own, np.ones((3, 3), np.uint8)), connectivity=8)
+    n, cubes, stats, _ = pixels.components(cv2.dilate(own, np.ones((3, 3), np.uint8)))
+    boxes = [np.s_[y : y + h, x : x + w] for x, y, w, h in stats[1:, :4]]
     # Each cube's lightness against the photo's typical cube: one already painted darker or
     # lighter is taken only as far as the spread's end, not beyond it (worn cubes drawn the
     # second way, paint varying by 25%: one white cube at 0.75 lost at 0.85 more graded white
     # on a mid-grey tray as blending into it).
     grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
     areas = stats[1:, cv2.CC_STAT_AREA]
-    lit = np.array([cv2.mean(grey, (cubes == j).view(np.uint8))[0] for j in range(1, n)])
+    lit = np.array([cv2.mean(grey[b], (cubes[b] == j).view(np.uint8))[0]
+                    for j, b in enumerate(boxes, start=1)])
     typical = float(np.median(lit[areas >= 0.3 * np.median(areas)])) if n > 1 else 0.0
     for factor in NEUTRAL_PAINT_SPREAD if sample.colour in ACHROMATIC else PAINT_SPREAD:
-        painted = frame.copy()  # cube by cube: a float copy of the frame costs memory
-        for j, light in enumerate(lit, start=1):
+        painted = frame.copy()  # cube by cube, each in its box: whole-frame copies cost memory
+        for j, (light, b) in enumerate(zip(lit, boxes, strict=True), start=1):
             scale = factor * typical / max(light, 1.0)
             scale = min(scale, 1.0) if factor < 1 else max(scale, 1.0)
-            cube = cubes == j
-            painted[cube] = np.clip(painted[cube] * np.float32(scale), 0, 255)
+            cube, region = cubes[b] == j, painted[b]
+            region[cube] = np.clip(region[cube] * np.float32(scale), 0, 255)
         seen = counter.count_working(painted)
         found = seen.counts[sample.colour]
         unknown = sum(r.startswith(UNKNOWN_OBJECT) for r in seen.reasons)
