@@ -27,7 +27,7 @@ import numpy as np
 from vision import pixels
 from vision.align import align, warp_image
 from vision.areamap import AreaMap, fit_area_map
-from vision.count import UNKNOWN_OBJECT, Counter, LabelMemo
+from vision.count import UNKNOWN_OBJECT, Counter, Labelled, LabelMemo
 from vision.cues import SEAM_DEPTH, seam_hat, seam_pieces
 from vision.grading import grade
 from vision.outside import BAND_SIDES
@@ -174,12 +174,13 @@ def _rough_mask(
     lab_b = cv2.cvtColor(bga, cv2.COLOR_BGR2LAB)
     inside = warp_image(roi, al, cv2.BORDER_CONSTANT) > 0
     gain = pixels.exposure_gain(lab_f, lab_b, inside.astype(np.uint8))
-    dark, bright, chroma = pixels.tray_features(lab_f, lab_b, gain)
-    if test is not None:
-        fore = pixels.tray_distance(dark, bright, chroma, test) > pixels.TRAY_CORE
-    else:
-        lo, hi, ch = THRESHOLDS[level]
-        fore = (dark < lo) | (bright > hi) | (chroma > ch)
+    lo, hi, ch = THRESHOLDS[level]
+    fore = np.empty(inside.shape, bool)
+    for rows, dark, bright, chroma in pixels.tray_features(lab_f, lab_b, gain):
+        if test is not None:
+            fore[rows] = pixels.tray_distance(dark, bright, chroma, test) > pixels.TRAY_CORE
+        else:
+            fore[rows] = (dark < lo) | (bright > hi) | (chroma > ch)
     mask = (fore & inside).astype(np.uint8)
     return cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
 
@@ -357,10 +358,13 @@ class _Calibration:
         self.image_size = (w, h)
 
     def run(self) -> Profile:
-        scale = self._choose_scale()
+        empty = self.empty
+        del self.empty  # held here alone, so the full photo goes once its working copy is made
+        scale = self._choose_scale(empty)
         w, h = self.image_size
         full = (max(16, round(w * scale)), max(16, round(h * scale)))
-        bg = pixels.smooth_background(pixels.to_working(self.empty, full))
+        bg = pixels.smooth_background(pixels.to_working(empty, full))
+        del empty
         side = self.side0 * scale / self.scale0
         floor = _floor_polygon(bg, side)
         # From here on only the part of the photos holding the floor and its rim is read.
@@ -369,7 +373,7 @@ class _Calibration:
                min(h, round(y1 / scale)))
         crop = None if box == (0, 0, w, h) else box
         size = (round((box[2] - box[0]) * scale), round((box[3] - box[1]) * scale))
-        bg = self.empty = bg[y0 : y0 + size[1], x0 : x0 + size[0]].copy()  # a view keeps it all
+        bg = bg[y0 : y0 + size[1], x0 : x0 + size[0]].copy()  # a view keeps it all
         self.samples = []
         for s in self.photos(1):
             part = pixels.working_part(s.image, box, self.image_size, size)
@@ -418,6 +422,7 @@ class _Calibration:
             colours=models,
             crop=crop,
         )
+        del bg  # the counters decode their own from the profile
         if self.hard_light:
             profile = _changed(profile, "black", glint=BLACK_GLINT)
         graded = self._graded(profile, work)
@@ -488,12 +493,13 @@ class _Calibration:
                 return None
         return base, graded
 
-    def _choose_scale(self) -> float:
-        """Scale so a cube's side is ~TARGET_SIDE working pixels (measured on a first pass)."""
+    def _choose_scale(self, empty: np.ndarray) -> float:
+        """Scale so a cube's side is ~TARGET_SIDE working pixels (measured on a first pass over
+        the ``empty`` tray's photo and the samples)."""
         w, h = self.image_size
         self.scale0 = min(1.0, FIRST_LOOK / max(w, h))
         size = (round(w * self.scale0), round(h * self.scale0))
-        bg = pixels.smooth_background(pixels.to_working(self.empty, size))
+        bg = pixels.smooth_background(pixels.to_working(empty, size))
         roi = pixels.roi_mask(_floor_polygon(bg, 10.0), size)
         areas: list[float] = []
         names: list[str] = []
@@ -544,17 +550,20 @@ class _Calibration:
             lab_f = cv2.cvtColor(frame, cv2.COLOR_BGR2LAB)
             roi_a = warp_image(roi, al, cv2.BORDER_CONSTANT)
             gain = pixels.exposure_gain(lab_f, lab_b, roi_a)
-            dark, bright, chroma = pixels.tray_features(lab_f, lab_b, gain)
             near = cv2.dilate(mask, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k_in, k_in)))
             ring = cv2.dilate(mask, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k_out, k_out)))
             sel = (ring > 0) & (near == 0) & (roi_a > 0)
             far = (ring == 0) & (roi_a > 0)
-            shades.append(dark[sel])
-            # Every 7th far pixel, copied: a strided view would keep all of them.
-            darks += [shades[-1], dark[far][::7].copy()]
-            brights += [bright[sel], bright[far][::7].copy()]
-            chromas += [chroma[sel], chroma[far][::7].copy()]
-            del dark, bright, chroma
+            passed = 0  # far pixels in the strips before: every 7th of the frame's is kept
+            for rows, dark, bright, chroma in pixels.tray_features(lab_f, lab_b, gain):
+                near_cubes, away = sel[rows], far[rows]
+                every = slice(-passed % 7, None, 7)
+                passed += int(np.count_nonzero(away))
+                shades.append(dark[near_cubes])
+                # Copied: a strided view would keep all the strip's far pixels.
+                darks += [shades[-1], dark[away][every].copy()]
+                brights += [bright[near_cubes], bright[away][every].copy()]
+                chromas += [chroma[near_cubes], chroma[away][every].copy()]
         c = np.concatenate(chromas)
         lo = float(np.clip(np.percentile(np.concatenate(darks), 0.5), 0.3, 0.95))
         hi = float(np.clip(np.percentile(np.concatenate(brights), 99.5), 1.05, 2.5))
@@ -699,20 +708,22 @@ class _Calibration:
         for s, frame in zip(self.samples, work, strict=True):
             seen = counter.labels(frame)
             index = counter.names.index(s.colour)
-            grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+            labels, part = _cubes_part(seen)
+            grey = cv2.cvtColor(frame[part], cv2.COLOR_BGR2GRAY)
             mask = cv2.morphologyEx(
-                (seen.labels == index + 1).astype(np.uint8),
+                (labels == index + 1).astype(np.uint8),
                 cv2.MORPH_OPEN,
                 cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3)),
             )
-            n, comp, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=8)
+            n, comp, stats, cents = pixels.components(mask)
+            cents += (part[1].start, part[0].start)
             for j in range(1, n):
                 x, y, w, h, area = (int(v) for v in stats[j])
                 expected = counter.expected_area(index, float(cents[j][0]), float(cents[j][1]))
                 if not 0.8 <= area / expected <= 1.2:
                     continue  # not one lone flat cube
                 sub = (comp[y : y + h, x : x + w] == j).astype(np.uint8)
-                g = grey[y : y + h, x : x + w]
+                g = grey[y : y + h, x : x + w].copy()  # a view would keep the whole part's grey
                 side = math.sqrt(expected)
                 # The face's middle: its rim holds bevels and side faces, darker by design.
                 k = max(3, round(0.5 * side)) | 1
@@ -818,6 +829,13 @@ it whole: drawn the way the sample was, a pale tray's drops counted one white cu
 asking (seed 11, 2 of 25 drops)."""
 
 
+def _cubes_part(seen: Labelled) -> tuple[np.ndarray, tuple[slice, slice]]:
+    """A frame's labels in the box that holds every label but tray (a view; the whole frame if
+    there is none), and where that box lies in the frame (rows, columns)."""
+    labels, (x0, y0) = seen.crop() if seen.box[2] > seen.box[0] else (seen.labels, (0, 0))
+    return labels, np.s_[y0 : y0 + labels.shape[0], x0 : x0 + labels.shape[1]]
+
+
 def _paint_loses(counter: Counter, sample: Sample, frame: np.ndarray) -> bool:
     """Whether a calibration photo (``frame``, working scale) with each cube's paint as dark or
     as light as :data:`PAINT_SPREAD` allows of the photo's typical cube (black and white:
@@ -827,24 +845,26 @@ def _paint_loses(counter: Counter, sample: Sample, frame: np.ndarray) -> bool:
     A cube the paint turns into an unknown object is not lost, nor one counted twice by a count
     that asks: the count asks for it (a yellow top clipped white where the light is bright)."""
     cls = counter.names.index(sample.colour) + 1
-    own = (counter.labels(frame).labels == cls).view(np.uint8)
+    labels, part = _cubes_part(counter.labels(frame))
+    own = (labels == cls).view(np.uint8)
     n, cubes, stats, _ = pixels.components(cv2.dilate(own, np.ones((3, 3), np.uint8)))
     boxes = [np.s_[y : y + h, x : x + w] for x, y, w, h in stats[1:, :4]]
     # Each cube's lightness against the photo's typical cube: one already painted darker or
     # lighter is taken only as far as the spread's end, not beyond it (worn cubes drawn the
     # second way, paint varying by 25%: one white cube at 0.75 lost at 0.85 more graded white
     # on a mid-grey tray as blending into it).
-    grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    grey = cv2.cvtColor(frame[part], cv2.COLOR_BGR2GRAY)
     areas = stats[1:, cv2.CC_STAT_AREA]
     lit = np.array([cv2.mean(grey[b], (cubes[b] == j).view(np.uint8))[0]
                     for j, b in enumerate(boxes, start=1)])
     typical = float(np.median(lit[areas >= 0.3 * np.median(areas)])) if n > 1 else 0.0
     for factor in NEUTRAL_PAINT_SPREAD if sample.colour in ACHROMATIC else PAINT_SPREAD:
         painted = frame.copy()  # cube by cube, each in its box: whole-frame copies cost memory
+        within = painted[part]
         for j, (light, b) in enumerate(zip(lit, boxes, strict=True), start=1):
             scale = factor * typical / max(light, 1.0)
             scale = min(scale, 1.0) if factor < 1 else max(scale, 1.0)
-            cube, region = cubes[b] == j, painted[b]
+            cube, region = cubes[b] == j, within[b]
             region[cube] = np.clip(region[cube] * np.float32(scale), 0, 255)
         seen = counter.count_working(painted)
         found = seen.counts[sample.colour]

@@ -266,7 +266,6 @@ class EmptyTray:
     """What counting needs of the calibrated empty tray alone."""
 
     background: np.ndarray
-    bg_lab: np.ndarray
     roi: np.ndarray
     test: pixels.TrayTest
     aligner: Aligner
@@ -305,7 +304,7 @@ def _empty_tray(profile: Profile) -> tuple[EmptyTray, bool]:
     g = aligner.template
     edges = np.hypot(cv2.Sobel(g, cv2.CV_32F, 1, 0), cv2.Sobel(g, cv2.CV_32F, 0, 1))
     tray = EmptyTray(
-        background, bg_lab, roi, test, aligner, pixels.SparseLabeller(bg_lab, roi, test),
+        background, roi, test, aligner, pixels.SparseLabeller(bg_lab, roi, test),
         float(np.percentile(edges, 99)) < FEATURELESS, not colourless(background),
     )
     with _TRAYS_LOCK:  # counters are built on other threads too (the tower events' in simulation)
@@ -330,7 +329,7 @@ class Counter:
         self.memo = memo
         self.size = profile.work_size
         tray, built = _empty_tray(profile)
-        self.background, self.bg_lab, self.roi = tray.background, tray.bg_lab, tray.roi
+        self.background, self.roi = tray.background, tray.roi
         self.aligner, self.labeller, self.tray_test = tray.aligner, tray.labeller, tray.test
         self.featureless, self.tray_in_colour = tray.featureless, tray.in_colour
         means = np.array([c.mean for c in profile.colours])

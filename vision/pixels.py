@@ -9,7 +9,7 @@ what differs in a way the tray cannot explain is given a colour, by the nearest 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import cv2
@@ -184,31 +184,32 @@ a little (parallax of the walls, a small misalignment) is not taken for a cube."
 
 def tray_features(
     frame_lab: np.ndarray, bg_lab: np.ndarray, gain: float
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """How each frame pixel departs from the aligned tray nearby.
-
-    Returns the lightness ratio against the darkest and against the lightest tray pixel within
-    :data:`TOLERANCE_PX`, and how far its chroma lies outside the nearby tray's chroma range.
-    """
-    lo_b, hi_b = tray_range(bg_lab)
-    out = [np.empty(frame_lab.shape[:2], np.float32) for _ in range(3)]
-    for y in range(0, frame_lab.shape[0], FEATURE_ROWS):  # temporaries a strip at a time
-        rows = slice(y, y + FEATURE_ROWS)
-        f, lo, hi = frame_lab[rows], lo_b[rows], hi_b[rows]
+) -> Iterator[tuple[slice, np.ndarray, np.ndarray, np.ndarray]]:
+    """How each frame pixel departs from the aligned tray nearby, :data:`FEATURE_ROWS` rows at a
+    time: the rows, and for their pixels the lightness ratio against the darkest and against
+    the lightest tray pixel within :data:`TOLERANCE_PX`, and how far the chroma lies outside the
+    nearby tray's chroma range (the same as for the whole frame at once: each strip's tray range
+    is taken with the rows around it)."""
+    h = frame_lab.shape[0]
+    for y in range(0, h, FEATURE_ROWS):
+        rows = slice(y, min(h, y + FEATURE_ROWS))
+        top = max(0, y - TOLERANCE_PX)
+        lo, hi = tray_range(bg_lab[top : rows.stop + TOLERANCE_PX])
+        inner = slice(y - top, rows.stop - top)
+        f, lo, hi = frame_lab[rows], lo[inner], hi[inner]
         lf = f[..., 0].astype(np.float32) + 6.0
-        out[0][rows] = lf / (lo[..., 0].astype(np.float32) * gain + 6.0)
-        out[1][rows] = lf / (hi[..., 0].astype(np.float32) * gain + 6.0)
+        dark = lf / (lo[..., 0].astype(np.float32) * gain + 6.0)
+        bright = lf / (hi[..., 0].astype(np.float32) * gain + 6.0)
         fa = f[..., 1].astype(np.int16)
         fb = f[..., 2].astype(np.int16)
         ea = np.maximum(np.maximum(fa - hi[..., 1], lo[..., 1] - fa), 0).astype(np.float32)
         eb = np.maximum(np.maximum(fb - hi[..., 2], lo[..., 2] - fb), 0).astype(np.float32)
-        out[2][rows] = np.sqrt(ea * ea + eb * eb)
-    return out[0], out[1], out[2]
+        yield rows, dark, bright, np.sqrt(ea * ea + eb * eb)
 
 
 FEATURE_ROWS = 64
-"""Rows :func:`tray_features` works out at a time: a whole frame's temporaries, read at full
-size, were a fifth of calibration's memory."""
+"""Rows :func:`tray_features` works out at a time: whole-frame maps, read at full size, were a
+fifth of calibration's memory."""
 
 
 def exposure_gain(
@@ -416,9 +417,17 @@ class SparseLabeller:
         self.test = test
         lo, hi = tray_range(bg_lab)
         # Each pixel's tray range packed in 8 bytes (low L a b, high L a b, 2 spare), so that
-        # gathering it for the candidate pixels moves one machine word per pixel, not six bytes.
-        pad = np.zeros((self.h * self.w, 2), np.uint8)
-        packed = np.concatenate([lo.reshape(-1, 3), hi.reshape(-1, 3), pad], 1)
+        # gathering it for the candidate pixels moves one machine word per pixel, not six bytes;
+        # kept only from the floor's first pixel in each row to its last, as only the floor's
+        # are read: (x, y) is at row_index[y] + x.
+        floor = roi > 0
+        cols = np.arange(self.w)
+        first = np.where(floor.any(1), floor.argmax(1), 0)
+        last = np.where(floor.any(1), self.w - floor[:, ::-1].argmax(1), 0)
+        spans = (cols >= first[:, None]) & (cols < last[:, None])
+        self.row_index = np.cumsum(last - first) - last
+        pad = np.zeros((int(spans.sum()), 2), np.uint8)
+        packed = np.concatenate([lo[spans], hi[spans], pad], 1)
         self.ranges = np.ascontiguousarray(packed).view(np.uint64).ravel()
         self.roi = roi.ravel()
         bg_h = self._halved(bg_lab)
@@ -499,7 +508,7 @@ class SparseLabeller:
         ok = (sx >= 0) & (sx < self.w) & (sy >= 0) & (sy < self.h)
         src = np.clip(sy, 0, self.h - 1) * self.w + np.clip(sx, 0, self.w - 1)
         keep = ok & (self.roi[src] > 0)
-        cand, src = cand[keep], src[keep]
+        cand, at = cand[keep], self.row_index[sy[keep]] + sx[keep]
         if cand.size == 0:
             return self._lifted(labels, view, lifts, nothing)
         xs = x[keep]
@@ -509,14 +518,12 @@ class SparseLabeller:
             int(xs.max()) + 1,
             int(cand[-1] // self.w) + 1,
         )
-        # Gathered as whole 4-byte pixels (BGRA) and 8-byte ranges: far faster than 3-byte rows.
-        bgra = cv2.cvtColor(work, cv2.COLOR_BGR2BGRA).view(np.uint32).reshape(-1)
-        px = bgra[cand].view(np.uint8).reshape(-1, 4)
-        f_lab = cv2.cvtColor(px.reshape(-1, 1, 4), cv2.COLOR_BGR2LAB).reshape(-1, 3)
-        ranges = self.ranges[src].view(np.uint8).reshape(-1, 8)
+        px = np.take(work.reshape(-1, 3), cand, axis=0)
+        f_lab = cv2.cvtColor(px.reshape(-1, 1, 3), cv2.COLOR_BGR2LAB).reshape(-1, 3)
+        ranges = self.ranges[at].view(np.uint8).reshape(-1, 8)
         labels[cand] = exact_labels(
-            px[:, :3], f_lab, ranges[:, :3], ranges[:, 3:6], gain, self.test, lut_class,
-            lut_dist, max_colour,
+            px, f_lab, ranges[:, :3], ranges[:, 3:6], gain, self.test, lut_class, lut_dist,
+            max_colour,
         )
         return self._lifted(labels, view, lifts, box)
 

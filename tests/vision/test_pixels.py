@@ -20,7 +20,7 @@ def test_fast_classify_matches_the_reference_rule(ring: tuple) -> None:
         )
         work = pixels.to_working(img, counter.size)
         lab = cv2.cvtColor(work, cv2.COLOR_BGR2LAB)
-        bg, roi = counter.bg_lab, counter.roi
+        bg, roi = cv2.cvtColor(counter.background, cv2.COLOR_BGR2LAB), counter.roi
         fast = pixels.classify(
             work,
             lab,
@@ -32,8 +32,10 @@ def test_fast_classify_matches_the_reference_rule(ring: tuple) -> None:
             counter.lut_dist,
             MAX_COLOUR_DISTANCE,
         )
-        dark, bright, chroma = pixels.tray_features(lab, bg, gain)
-        d_tray = pixels.tray_distance(dark, bright, chroma, counter.tray_test)
+        d_tray = np.concatenate([
+            pixels.tray_distance(dark, bright, chroma, counter.tray_test)
+            for _, dark, bright, chroma in pixels.tray_features(lab, bg, gain)
+        ])
         codes = pixels.bgr_codes(work)
         ref = pixels.label_pixels(
             d_tray, counter.lut_class[codes] + 1, counter.lut_dist[codes], roi, MAX_COLOUR_DISTANCE
@@ -60,7 +62,7 @@ def test_sparse_labeller_matches_the_full_rule(ring: tuple) -> None:
         )
         work = pixels.to_working(img, counter.size)
         al = counter.aligner.align(work)
-        bg = warp_image(counter.bg_lab, al)
+        bg = warp_image(cv2.cvtColor(counter.background, cv2.COLOR_BGR2LAB), al)
         roi = warp_image(counter.roi, al, cv2.BORDER_CONSTANT)
         lab = cv2.cvtColor(work, cv2.COLOR_BGR2LAB)
         gain = pixels.exposure_gain(lab, bg, roi)
