@@ -277,8 +277,9 @@ CONDITIONS: dict[str, dict[str, Any]] = {
     # A 16:9 camera whose frame the tray fills from top to bottom: its rim lies at the frame's
     # edge and slides in and out of view as the tray moves.
     "wide-frame": {"size": (1920, 1080), "px_per_mm": 5.85},
-    # A camera further from the tray, or wider: cubes about 25 pixels across at 1280 x 960,
-    # read at full size, and the tray with its rim about half the frame (only that part is read).
+    # A camera further from the tray, or wider: cubes about 25 pixels across at 1280 x 960 (read
+    # at full size or at 3/4, see calibrate.LARGEST_SIDE), and the tray with its rim about half
+    # the frame (only that part is read).
     "far-camera": {"px_per_mm": 2.3},
 }
 """Setups the counter must handle, as changes to the default (a diffuse ring light over a

@@ -348,18 +348,24 @@ def test_labels_remembered_between_a_calibrations_counters_change_nothing(
     assert calibrated(setup, seed) == remembered
 
 
-def test_a_far_camera_is_read_only_where_the_tray_and_its_rim_are(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("size", "scale"), [((960, 720), 1.0), ((1360, 1020), 0.75)])
+def test_a_far_camera_is_read_only_where_the_tray_and_its_rim_are(
+    tmp_path: Path, size: tuple[int, int], scale: float
+) -> None:
     """A camera seeing the tray in half its frame: calibration keeps the part with the floor
     and the rim watched around it (saved with the profile), the counter reads that part alone,
     and what it finds is told in the photo's pixels. A photo at another resolution of the same
-    camera is read in the same part."""
-    setup = scenes.condition("far-camera", (960, 720))
+    camera is read in the same part. Cubes 19 pixels wide are read as taken, 28 at 3/4 scale
+    (:data:`~vision.calibrate.LARGEST_SIDE`)."""
+    setup = scenes.condition("far-camera", size)
+    width, height = size
     profile = calibrated(setup, 3)
+    assert profile.scale == scale
     assert profile.crop is not None
     profile.save(tmp_path / "far.json")
     assert load_profile(tmp_path / "far.json") == profile
     x0, y0, x1, y1 = profile.crop
-    assert (x1 - x0) * (y1 - y0) <= 0.75 * 960 * 720
+    assert (x1 - x0) * (y1 - y0) <= 0.75 * width * height
     assert profile.work_size == (round((x1 - x0) * profile.scale), round((y1 - y0) * profile.scale))
     counter = Counter(profile)
     side = math.sqrt(profile.colour("red").area) / profile.scale
@@ -374,5 +380,5 @@ def test_a_far_camera_is_read_only_where_the_tray_and_its_rim_are(tmp_path: Path
             x, y, w, h = blob.box
             assert any(x <= c["center_px"][0] <= x + w and y <= c["center_px"][1] <= y + h
                        for c in truth.cubes if c["color"] == blob.colour)
-    halved = counter.count(cv2.resize(img, (480, 360), interpolation=cv2.INTER_AREA))
+    halved = counter.count(cv2.resize(img, (width // 2, height // 2), interpolation=cv2.INTER_AREA))
     assert halved.counts == truth.counts
