@@ -619,6 +619,10 @@ class TowerLink:
         if not boot.isalnum():
             raise LineError("bad_args", "HELLO without a boot tag")
         if "re" not in line.fields:  # unsolicited: the tower has just booted
+            if boot == self._boot:
+                # Its boot announcement, after it answered this link's HELLO (it was slow to
+                # boot): the boot already shaken hands with.
+                return None
             self._new_boot(boot)
             return "rehello"
         if line.int("re", 1) != hello_seq:

@@ -144,6 +144,24 @@ def test_a_lost_reply_is_asked_again_and_the_command_runs_once(sim: SimulatedTow
     assert sim.pixels.writes == before + 1  # the resent command was answered from the cache
 
 
+def test_a_boot_hello_crossing_the_handshake_is_not_taken_for_a_restart() -> None:
+    """A tower slow to boot answers the link's HELLO first, then announces its boot: the same
+    boot tag, so the link stays connected rather than shaking hands again (a second handshake
+    that a hung tower then failed was reported as an unanswered HELLO, not as silence)."""
+    sim = make_sim()
+    heard: list[bytes] = []
+    feed = sim.tower.feed
+    sim.tower.feed = lambda data: (heard.append(data), feed(data))[1]
+    sim.set_silent(True)  # not booted yet: the link's HELLO waits in the line
+    with sim, make_link(sim) as link:
+        time.sleep(0.3)
+        sim.set_silent(False)
+        assert link.wait_for_state(LinkState.CONNECTED, WAIT)
+        assert drain(link) == []
+        assert b"".join(heard).count(b" HELLO") == 1
+        assert link.status().boot == sim.boot_id
+
+
 def test_a_silent_tower_is_noticed_and_found_again(sim: SimulatedTower) -> None:
     with make_link(sim, heartbeat_timeout_s=2.0) as link:
         assert link.wait_for_state(LinkState.CONNECTED, WAIT)
