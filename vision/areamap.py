@@ -94,13 +94,17 @@ def _best(logs: np.ndarray, design: np.ndarray, xs: np.ndarray, ys: np.ndarray,
     ridge = np.diag([0.0] * (k - 2) + [SLOPE_RIDGE] * 2)
     solve = np.linalg.solve((rows.T * weight) @ rows + ridge, rows.T * weight)
     dist = np.hypot(xs[None, :] - nadirs[:, :1], ys[None, :] - nadirs[:, 1:])
-    sided = logs - np.log1p(SPREAD * lifts[:, None, None] * dist[None, :, :])
-    targets = np.concatenate(
-        [sided, np.broadcast_to(top_logs, sided.shape[:2] + top_logs.shape)], axis=2)
-    coef = targets @ solve.T
-    err = (weight * (targets - coef @ rows.T) ** 2).sum(axis=2)
-    g, j = np.unravel_index(int(np.argmin(err)), err.shape)
-    return float(nadirs[j, 0]), float(nadirs[j, 1]), float(lifts[g]), coef[g, j]
+    tops_each = np.broadcast_to(top_logs, (len(nadirs), *top_logs.shape))
+    best = (math.inf, 0, 0.0, np.zeros(0))
+    for lift in lifts:  # one lift at a time: all at once held tens of MB
+        targets = np.concatenate([logs - np.log1p(SPREAD * lift * dist), tops_each], axis=1)
+        coef = targets @ solve.T
+        err = (weight * (targets - coef @ rows.T) ** 2).sum(axis=1)
+        j = int(np.argmin(err))
+        if err[j] < best[0]:
+            best = (float(err[j]), j, float(lift), coef[j])
+    _, j, lift, coef = best
+    return float(nadirs[j, 0]), float(nadirs[j, 1]), lift, coef
 
 
 def _grid(cx: float, cy: float, half_w: float, half_h: float, n: int) -> np.ndarray:
