@@ -85,8 +85,9 @@ def _best(logs: np.ndarray, design: np.ndarray, xs: np.ndarray, ys: np.ndarray,
           nadirs: np.ndarray, lifts: np.ndarray, tops: tuple[np.ndarray, np.ndarray]
           ) -> tuple[float, float, float, np.ndarray]:
     """Of every (nadir, lift) given, the one that fits best, with its linear terms: for each the
-    linear terms are a weighted ridge least-squares solve, done for all at once. ``tops`` (log
-    areas and design rows of seam-cut tops, which show no side faces) share the slope terms."""
+    linear terms are a weighted ridge least-squares solve, done for every nadir at once. ``tops``
+    (log areas and design rows of seam-cut tops, which show no side faces) share the slope
+    terms."""
     top_logs, top_design = tops
     rows = np.r_[design, top_design]
     weight = np.r_[np.ones(len(logs)), np.full(len(top_logs), TOP_WEIGHT)]

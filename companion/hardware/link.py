@@ -620,8 +620,8 @@ class TowerLink:
             raise LineError("bad_args", "HELLO without a boot tag")
         if "re" not in line.fields:  # unsolicited: the tower has just booted
             if boot == self._boot:
-                # Its boot announcement, after it answered this link's HELLO (it was slow to
-                # boot): the boot already shaken hands with.
+                # Its boot announcement, come after its answer to this link's HELLO (it was
+                # slow to boot): this boot has already shaken hands.
                 return None
             self._new_boot(boot)
             return "rehello"
