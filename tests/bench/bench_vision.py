@@ -226,6 +226,7 @@ def evaluate_folder(folder: Path, camera: str = "") -> Stats:
         counts, review, ms = _count(
             counter, img if change is None else change(img), meta["counts"], meta.get("cubes", [])
         )
+        del img  # not held while the next is decoded: a drop's photo is counted and let go
         label = f"{camera}:{img_path.name}" if camera else img_path.name
         stats.add(label, meta["counts"], counts, review, ms, bool(meta.get("hard")))
     return stats
