@@ -90,6 +90,21 @@ def test_sparse_labeller_matches_the_full_rule(ring: tuple) -> None:
         assert not outside.any()
 
 
+def test_every_floor_pixel_finds_its_own_packed_tray_range() -> None:
+    """The labeller keeps the tray's range only from each row's first floor pixel to its last;
+    every pixel of a floor of any shape (a U here) finds its own range there."""
+    rng = np.random.default_rng(1)
+    bg_lab = rng.integers(0, 256, (30, 40, 3), dtype=np.uint8)
+    roi = np.zeros((30, 40), np.uint8)
+    roi[5:25, 5:12] = roi[5:25, 28:35] = roi[20:25, 5:35] = 255
+    labeller = pixels.SparseLabeller(bg_lab, roi, pixels.TrayTest(0.8, 1.2, 5.0))
+    lo, hi = pixels.tray_range(bg_lab)
+    ys, xs = np.nonzero(roi)
+    packed = labeller.ranges[labeller.row_index[ys] + xs].view(np.uint8).reshape(-1, 8)
+    assert (packed[:, :3] == lo[ys, xs]).all() and (packed[:, 3:6] == hi[ys, xs]).all()
+    assert labeller.ranges.size == 20 * 30
+
+
 def test_lift_ratio_is_smoothed_lightening_over_the_tray_and_nothing_near_other_colours() -> None:
     """A top 4% lighter than the tray stands out once smoothed, noise does not, and the lighter
     rim of a cube of another colour (blurred into the tray) is left out."""
