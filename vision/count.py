@@ -795,8 +795,7 @@ class Counter:
             # Against a cube of another colour, the corner of a cube lying almost wholly under
             # it (41 of 41 in rendered drops): counted, and asked about.
             blob = _sliver(name, 1, ratio, SLIVER, (x, y, w, h))
-            return blob, [
-                detection(name, contour, (x, y), SLIVER_CONFIDENCE, to_photo)]
+            return blob, [detection(name, contour, (x, y), SLIVER_CONFIDENCE, to_photo)]
         (_, _), (rw, rh), _ = cv2.minAreaRect(contour)
         side = math.sqrt(expected)
         hull = cv2.contourArea(cv2.convexHull(contour))
