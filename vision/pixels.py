@@ -21,17 +21,55 @@ TRAY = 0
 UNKNOWN = 255
 
 
+THREE_QUARTERS_STRIP = 64
+"""Rows of a frame reduced to 3/4 at a time: the strip's sums stay in cache and its buffers are
+reused (whole-frame buffers, allocated afresh, page-faulted in 2 ms for each 1024 x 768 frame)."""
+
+
+def _rows_to_three_quarters(img: np.ndarray, out: np.ndarray, scale: float) -> None:
+    """Every four rows of ``img`` as three in ``out``, weighted 3:1, 2:2, 1:3 times ``scale``."""
+    a, b, c, d = img[0::4], img[1::4], img[2::4], img[3::4]
+    depth = cv2.CV_16U if out.dtype == np.uint16 else cv2.CV_8U
+    cv2.addWeighted(a, 3 * scale, b, scale, 0, dst=out[0::3], dtype=depth)
+    cv2.addWeighted(b, 2 * scale, c, 2 * scale, 0, dst=out[1::3], dtype=depth)
+    cv2.addWeighted(c, scale, d, 3 * scale, 0, dst=out[2::3], dtype=depth)
+
+
+def _three_quarters(img: np.ndarray) -> np.ndarray:
+    """``img`` (sides multiples of 4) area averaged to 3/4, the same to the bit as OpenCV's
+    area averaging (sums of sixteenths in 16 bits, rounded half to even once), which takes its
+    slow general path for a fractional scale."""
+    h, w = img.shape[:2]
+    channels = img.shape[2:]
+    n = 3 * THREE_QUARTERS_STRIP // 4
+    out = np.empty((3 * h // 4, 3 * w // 4, *channels), np.uint8)
+    quarters = np.empty((n, w, *channels), np.uint16)
+    across = np.empty((w, n, *channels), np.uint16)
+    thirds = np.empty((3 * w // 4, n, *channels), np.uint8)
+    for y in range(0, h, THREE_QUARTERS_STRIP):
+        strip = img[y : y + THREE_QUARTERS_STRIP]
+        m = 3 * strip.shape[0] // 4
+        _rows_to_three_quarters(strip, quarters[:m], 1.0)
+        cv2.transpose(quarters[:m], dst=across[:, :m])
+        _rows_to_three_quarters(across[:, :m], thirds[:, :m], 1 / 16)
+        cv2.transpose(thirds[:, :m], dst=out[3 * y // 4 : 3 * y // 4 + m])
+    return out
+
+
 def to_working(img: np.ndarray, size: tuple[int, int]) -> np.ndarray:
     """Resize a BGR frame to the working size (area averaging also removes pixel noise).
 
     A frame a whole number of times larger than ``size``, give or take a pixel or two of
     rounding, is averaged over whole blocks (its last odd rows or columns left out, and a
     missing one repeated): OpenCV averages areas fast only so (2028 x 1520 to 676 x 507 took
-    10.5 ms, over 676 x 506 blocks 4.5; 1281 x 961 to 640 x 480: 7.1 ms, 0.4).
+    10.5 ms, over 676 x 506 blocks 4.5; 1281 x 961 to 640 x 480: 7.1 ms, 0.4). A frame of
+    exactly 4/3 the size is averaged by :func:`_three_quarters`.
     """
     h, w = img.shape[:2]
     if (w, h) == size:
         return img
+    if 3 * w == 4 * size[0] and 3 * h == 4 * size[1]:
+        return _three_quarters(img)
     k = max(1, round(w / size[0]))
     whole = (w // k, h // k)
     if k >= 2 and 0 <= size[0] - whole[0] <= 1 and 0 <= size[1] - whole[1] <= 1:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
+import pytest
 
 from vision import pixels
 from vision.align import warp_image
@@ -143,3 +144,16 @@ def test_working_frames_average_whole_blocks_whatever_the_rounding() -> None:
         assert np.array_equal(work[rows:], np.repeat(work[rows - 1 : rows], size[1] - rows, 0))
     same = rng.integers(0, 256, (480, 640, 3), np.uint8)
     assert pixels.to_working(same, (640, 480)) is same
+
+
+@pytest.mark.parametrize("shape", [(960, 1280, 3), (724, 876, 3), (8, 4, 3), (96, 128)])
+def test_three_quarters_is_area_averaging_to_the_bit(shape: tuple[int, ...]) -> None:
+    """A frame 4/3 the working size is reduced as OpenCV's area averaging would, to the bit,
+    colour or grey, whether or not it is a part of a photo (random values: one sum in sixteen
+    falls half-way between two levels)."""
+    rng = np.random.default_rng(len(shape) + shape[0])
+    photo = rng.integers(0, 256, (shape[0] + 6, shape[1] + 10, *shape[2:]), np.uint8)
+    img = photo[: shape[0], 5 : 5 + shape[1]]  # a part: rows strided, as a photo's part is
+    size = (shape[1] * 3 // 4, shape[0] * 3 // 4)
+    expected = cv2.resize(img, size, interpolation=cv2.INTER_AREA)
+    assert np.array_equal(pixels.to_working(img, size), expected)
