@@ -21,6 +21,7 @@ from vision import (
     calibrate,
     format_report,
     load_profile,
+    pixels,
     scenes,
 )
 from vision import render as rd
@@ -382,3 +383,10 @@ def test_a_far_camera_is_read_only_where_the_tray_and_its_rim_are(
                        for c in truth.cubes if c["color"] == blob.colour)
     halved = counter.count(cv2.resize(img, (width // 2, height // 2), interpolation=cv2.INTER_AREA))
     assert halved.counts == truth.counts
+    if scale == 0.75:  # the part is cut on whole groups of 4 photo pixels, 3 working ones, so
+        # it is, pixel for pixel, that part of the whole photo at 3/4 (as the empty tray is cut)
+        assert all(v % 4 == 0 for v in profile.crop)
+        whole = pixels.to_working(img, profile.frame_size)
+        ox, oy = x0 * 3 // 4, y0 * 3 // 4
+        w, h = profile.work_size
+        assert np.array_equal(counter.working(img), whole[oy : oy + h, ox : ox + w])
