@@ -289,8 +289,10 @@ def _tray_key(profile: Profile) -> tuple[Any, ...]:
 
 
 def _empty_tray(profile: Profile) -> tuple[EmptyTray, bool]:
-    """The profile's empty tray, and whether it was built now: remembered for the last two
-    setups, as calibration builds a dozen counters on one tray (a fifth of its time)."""
+    """The profile's empty tray, and whether it was built now: remembered for the last setup,
+    as calibration builds a dozen counters on one tray (a fifth of its time). Each counter holds
+    its own, so an older setup's tray goes with its last counter (held for two setups, a
+    process counting several setups in turn peaked 10 MB higher)."""
     key = _tray_key(profile)
     with _TRAYS_LOCK:
         tray = _TRAYS.get(key)
@@ -308,8 +310,7 @@ def _empty_tray(profile: Profile) -> tuple[EmptyTray, bool]:
         float(np.percentile(edges, 99)) < FEATURELESS, not colourless(background),
     )
     with _TRAYS_LOCK:  # counters are built on other threads too (the tower events' in simulation)
-        if len(_TRAYS) >= 2:
-            _TRAYS.pop(next(iter(_TRAYS)))
+        _TRAYS.clear()
         _TRAYS[key] = tray
     return tray, True
 
