@@ -292,7 +292,7 @@ def _empty_tray(profile: Profile) -> tuple[EmptyTray, bool]:
     """The profile's empty tray, and whether it was built now: remembered for the last setup,
     as calibration builds a dozen counters on one tray (a fifth of its time). Each counter holds
     its own, so an older setup's tray goes with its last counter (held for two setups, a
-    process counting several setups in turn peaked 10 MB higher)."""
+    process counting four setups in turn peaked 5 MB higher)."""
     key = _tray_key(profile)
     with _TRAYS_LOCK:
         tray = _TRAYS.get(key)
