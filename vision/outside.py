@@ -70,11 +70,12 @@ class OutsideWatch:
         inside = (moved[0] >= 0) & (moved[0] <= w - 1) & (moved[1] >= 0) & (moved[1] <= h - 1)
         fx = np.clip(moved[0], 0, w - 1).astype(np.intp)
         fy = np.clip(moved[1], 0, h - 1).astype(np.intp)
-        seen_px = work[fy, fx]
+        seen_px = np.take(work.reshape(-1, 3), fy * w + fx, axis=0)
         nearest = np.clip(seen_px, self.lo * gain, self.hi * gain)  # the likest tray nearby
         both = np.concatenate([seen_px, np.clip(nearest, 0, 255).astype(np.uint8)])
-        lab = cv2.cvtColor(both.reshape(-1, 1, 3), cv2.COLOR_BGR2LAB).reshape(2, -1, 3)
-        far = (np.linalg.norm(lab[0].astype(np.float32) - lab[1], axis=1) > CHANGE) & inside
+        lab = pixels.lab_of_pixels(both).reshape(2, -1, 3)
+        diff = lab[0].astype(np.int32) - lab[1]
+        far = (np.einsum("ij,ij->i", diff, diff) > CHANGE**2) & inside
         if np.count_nonzero(far) < self.smallest:
             return []
         changed = np.zeros(self.shape, np.uint8)

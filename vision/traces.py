@@ -87,8 +87,7 @@ def chroma_share(colour: Colour, work: np.ndarray | None, points: np.ndarray) ->
     if work is None or points.size == 0:
         return 1.0
     bgr = work[points[:, 1], points[:, 0]]
-    lab = cv2.cvtColor(bgr.reshape(-1, 1, 3), cv2.COLOR_BGR2LAB)
-    mean = lab.reshape(-1, 3).astype(np.float64).mean(0)
+    mean = pixels.lab_of_pixels(bgr).astype(np.float64).mean(0)
     expected = colour.chroma * min(1.0, mean[0] / max(1.0, colour.lightness))
     return pixels.chroma(mean) / max(1.0, expected)
 

@@ -157,3 +157,12 @@ def test_three_quarters_is_area_averaging_to_the_bit(shape: tuple[int, ...]) -> 
     size = (shape[1] * 3 // 4, shape[0] * 3 // 4)
     expected = cv2.resize(img, size, interpolation=cv2.INTER_AREA)
     assert np.array_equal(pixels.to_working(img, size), expected)
+
+
+def test_lab_of_pixels_is_each_pixels_lab() -> None:
+    """Pixels converted as one row have the Lab each has alone (OpenCV's conversion of a
+    one-pixel-wide image, row by row, is the reference)."""
+    px = np.random.default_rng(9).integers(0, 256, (5000, 3), np.uint8)
+    expected = cv2.cvtColor(px.reshape(-1, 1, 3), cv2.COLOR_BGR2LAB).reshape(-1, 3)
+    assert np.array_equal(pixels.lab_of_pixels(px), expected)
+    assert pixels.lab_of_pixels(px[:1]).shape == (1, 3)
