@@ -8,7 +8,7 @@ from dataclasses import replace
 import cv2
 import numpy as np
 
-from vision import Counter, pixels, scenes
+from vision import Counter, faint, pixels, scenes
 from vision import render as rd
 from vision.faint import outlined_tops
 
@@ -125,3 +125,16 @@ def test_specks_of_a_colour_that_blends_into_the_tray_are_not_hidden_cubes() -> 
     res = counter.count(img)
     assert truth.counts["yellow"] == 26 and res.counts == truth.counts
     assert res.needs_review
+
+
+def test_canny_from_the_shared_gradients_finds_the_same_edges() -> None:
+    """The derivatives made once for passes that share a blur give Canny the edges it finds in
+    the image itself, at the frame's edges too (edges drawn up to them, and noise)."""
+    rng = np.random.default_rng(4)
+    grey = cv2.GaussianBlur(rng.integers(60, 200, (120, 160), np.uint8), (5, 5), 0)
+    cv2.rectangle(grey, (0, 30), (50, 119), 230, -1)
+    for low, high, blur in faint.EDGES:
+        smooth = cv2.GaussianBlur(grey, (blur, blur), 0)
+        edges = cv2.Canny(smooth, low, high)
+        assert edges.any()
+        assert np.array_equal(cv2.Canny(*faint._gradients(smooth), low, high), edges)
