@@ -55,10 +55,12 @@ LARGEST_SIDE = 25.0
 """Largest cube side (pixels) read as taken: photos whose cubes are larger but under 30 pixels
 (a 51-degree camera's 28, 8 mm cubes filling the frame) are read at :data:`THREE_QUARTERS`, as
 whole-number reductions read every larger cube at 15-25 pixels. On 140 such drops, read as taken
-they peaked at 105-112 MB and calibrated in 1.3-1.7 s, at 3/4 scale 94-97 MB and 0.9-1.1 s; two
-hard drops counted wrong without asking (a cube under its own colour) asked at 3/4 scale; right
-counts asked in 22-28% on photos alone against 17-23% (a cluster's seams are less sure at 21
-pixels than at 28), and in 6.7% given the exit beam's total against 9.0%."""
+they peaked at 105-112 MB and calibrated in 1.3-1.7 s, at 3/4 scale 87-94 MB and 0.9-1.1 s; of two
+hard drops counted wrong without asking (a cube under its own colour) one asks at 3/4 scale (the
+other, r_wide51 #010, asked only for another cluster's doubt, gone once the part read shared the
+empty tray's grid); right counts ask in 21-28% on photos alone against 17-23% (a cluster's seams
+are less sure at 21 pixels than at 28), and in 6.7-8.2% given the exit beam's total against
+9.0% (vision/README.md has the whole account)."""
 THREE_QUARTERS = 0.75
 SEAM_DEPTH_MAX = 0.3
 """Deepest seam threshold used (a seam between two bevels is darker than this)."""

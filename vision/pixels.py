@@ -185,8 +185,8 @@ def build_mahalanobis_lut(
     """
     q = np.arange(32, dtype=np.int32)
     b, g, r = np.meshgrid(q, q, q, indexing="ij")
-    bgr = np.stack([b, g, r], -1).reshape(1, -1, 3).astype(np.uint8) * 8 + 4
-    lab = cv2.cvtColor(bgr, cv2.COLOR_BGR2LAB).reshape(-1, 3).astype(np.float32)
+    bgr = np.stack([b, g, r], -1).reshape(-1, 3).astype(np.uint8) * 8 + 4
+    lab = lab_of_pixels(bgr).astype(np.float32)
     dists = np.empty((len(means), lab.shape[0]), np.float32)
     for i, (m, c, glint) in enumerate(zip(means, covs, glints, strict=True)):
         c = np.array(c, np.float64)
