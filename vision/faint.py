@@ -118,10 +118,10 @@ def _top(
     x, y = centre
     if labels[int(y), int(x)] not in (pixels.TRAY, colour):
         return None  # the top of a cube of another colour, ringed as well
-    if not TOP_SIZE[0] <= area / top_area(x, y) <= TOP_SIZE[1]:
-        return None
     (_, _), (w, h), _ = cv2.minAreaRect(region)
     if max(w, h) > SQUARE_ASPECT * min(w, h) or area < SQUARE_FILL * w * h:
+        return None  # most regions of a top's size end here, before their expected size is asked
+    if not TOP_SIZE[0] <= area / top_area(x, y) <= TOP_SIZE[1]:
         return None
     bx, by, bw, bh = cv2.boundingRect(region)
     inside = np.zeros((bh, bw), np.uint8)
