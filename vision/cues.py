@@ -11,7 +11,7 @@ import cv2
 import numpy as np
 
 from vision import pixels
-from vision.readings import posterior_of
+from vision.readings import CLUSTER_AREA, posterior_of
 
 NECK_DEPTH = 0.3
 """A cube's core: blob pixels farther than this many cube sides from the blob's edge. Cubes that
@@ -481,6 +481,6 @@ def seam_count(cut: SeamCut, top_core: float, face: float, ratio: float) -> Seam
         return None  # nothing cut: one piece of several tops is the blob's area over again
     if not 0.75 <= ratio / n <= 1.4:
         return None
-    if ratio >= 1.85 and posterior_of(ratio, n) < 0.02:
+    if ratio >= CLUSTER_AREA and posterior_of(ratio, n) < 0.02:
         return None
     return SeamReading(n, conf if sure else min(conf, SHORT_CONFIDENCE), firm)

@@ -13,6 +13,9 @@ NOISE_FRACTION = 0.3
 """Blobs smaller than this many cube areas are noise (a sliver of seam, a speck of glare)."""
 PARTIAL_FRACTION = 0.62
 """Blobs between noise and this are a cube mostly hidden, or not a cube: always doubtful."""
+CLUSTER_AREA = 1.85
+"""Cube areas above which a blob is read as a cluster, from its area's likelihood; up to it, as
+one cube or two by its area and shape."""
 TILT_OR_PAIR = "one tilted cube or two overlapping"
 """Why a blob of 1.3-1.85 cube areas, not square, is read as two."""
 LINE = "a thin line, no cube's shape (a rim's edge, a shadow or a glare?)"
@@ -113,7 +116,7 @@ def read_blob(
         # A lone cube is square from above; more than its area in another shape is most often
         # two overlapping, each hiding part of the other.
         return 2, 0.5, "two overlapping cubes, or one tilted (a long or dented shape)"
-    if r <= 1.85:
+    if r <= CLUSTER_AREA:
         if single_shape and short_side <= 1.45:
             # A cube rests tilted only against something: alone, this may be a stack of two.
             return 1, 0.8 if r <= 1.7 else 0.6, TILTED_OR_STACKED
@@ -297,6 +300,7 @@ def second_cue(
         elif n == 2 and ratio <= SNUG_PAIR:
             cue_conf = max(cue_conf, CONFIRMED_PAIR)
         return Reading(n, max(conf, cue_conf), f"{why}; {agree}", hidden_risk(n, ratio), disputed)
-    if not keep and (beyond_area or ratio < 1.85 or posterior_of(ratio, cue_n) >= AREA_ALLOWS):
+    if not keep and (beyond_area or ratio < CLUSTER_AREA
+                     or posterior_of(ratio, cue_n) >= AREA_ALLOWS):
         n = cue_n
     return Reading(n, min(conf, 0.8), f"{why}, but {disagree}", hidden, True)
