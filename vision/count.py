@@ -885,8 +885,8 @@ class Counter:
                                      "cores apart agree", f"{necks} cores stand apart",
                                      keep=tilted, beyond_area=True)
         if tops > reading.n:  # area and cores alike can come out a cube short in a tight pile
-            # Not so a blob read as one cube or two (under a cluster's area), whose colour shows
-            # whole outlines: there a tilted cube's side face shows as a second top (heavy piles,
+            # Not so a blob read as one cube or two (under a cluster's area) in a colour told
+            # apart reliably: there a tilted cube's side face shows as a second top (heavy piles,
             # seed 95: 3 of 3 such blobs held one; seed 70, tilt12 #2). It only asks.
             reading = second_cue(ratio, reading, tops, 0.8, "", f"the seams show {tops} tops",
                                  keep=ratio < CLUSTER_AREA and model.reliable)
