@@ -449,6 +449,8 @@ class _Calibration:
                 if found is None and not (colour == "black" and self.hard_light):
                     outlined = _changed(profile, colour, outlined=True)
                     found = self._kept_if_right(outlined, work, colour, OUTLINE_SLACK)
+                if found is None and colour == "black":
+                    found = self._try_lift(profile, graded, work, colour, darker=True)
                 if found is not None:
                     profile, graded = found
         return graded
@@ -461,25 +463,28 @@ class _Calibration:
         return self._verify(seamed, work)
 
     def _try_lift(
-        self, profile: Profile, graded: Profile, work: list[np.ndarray], colour: str
+        self, profile: Profile, graded: Profile, work: list[np.ndarray], colour: str,
+        darker: bool = False,
     ) -> tuple[Profile, Profile] | None:
-        """Find a colour the tray test swallows by its tops, lit a little lighter than the tray.
+        """Find a colour the tray test swallows by its tops, lit a little lighter than the tray
+        (``darker``: a little darker, as matte black on a dark tray is, like the tray's shade).
 
-        The level lies between the lightest the bare tray gets in the other colours' photos
-        and the tops in the colour's own photo (:data:`LIFT_SHARE` of the way up). It is kept
+        The level lies between the lightest (darkest) the bare tray gets in the other colours'
+        photos and the tops in the colour's own photo (:data:`LIFT_SHARE` of the way). It is kept
         only if every calibration photo then counts right; the colour still always asks (it is
         told from the tray by a few percent of lightness), but its counts are no longer lost.
         Returns the profile with the level, before and after grading, or None.
         """
         counter = Counter(graded, self.memo)
         cls = counter.names.index(colour) + 1
+        sign = -1.0 if darker else 1.0  # darker tops are found as lighter ones of the negated ratio
         bare, own, n_own = [], None, 0
         for s, frame in zip(self.samples, work, strict=True):
             seen = counter.labels(frame)
             view = counter.labeller.half_view(frame, seen.alignment)
-            ratio = pixels.lift_ratio(view, seen.labels, cls)
+            ratio = sign * pixels.lift_ratio(view, seen.labels, cls, darker)
             if s.colour == colour:
-                own, n_own = ratio * (view.roi > 0), s.n
+                own, n_own = np.where(view.roi > 0, ratio, -np.inf), s.n
             else:
                 bare.append(ratio[view.roi > 0])
         if own is None or not bare:
@@ -494,7 +499,9 @@ class _Calibration:
         if level - floor < LIFT_MIN_STEP:
             return None
         lift = round(floor + LIFT_SHARE * (level - floor), 4)
-        return self._kept_if_right(_changed(profile, colour, lift=lift), work, colour)
+        found = _changed(profile, colour, shade=-lift) if darker else _changed(
+            profile, colour, lift=lift)
+        return self._kept_if_right(found, work, colour)
 
     def _kept_if_right(
         self, base: Profile, work: list[np.ndarray], colour: str, slack: int = 0

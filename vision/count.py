@@ -352,8 +352,10 @@ class Counter:
                    FAINT_FRACTION if c.tray_separation >= CLEAR_OF_TRAY else SLIVER_FRACTION)
             for i, c in enumerate(profile.colours)
         ]
-        self.lifts = [(i + 1, c.lift) for i, c in enumerate(profile.colours) if c.lift > 0]
-        self.outlined = [i + 1 for i, c in enumerate(profile.colours) if c.lift > 0 or c.outlined]
+        self.lifts = [pixels.Lift(i + 1, c.lift) for i, c in enumerate(profile.colours) if c.lift]
+        self.lifts += [pixels.Lift(i + 1, c.shade, darker=True)
+                       for i, c in enumerate(profile.colours) if c.shade]
+        self.outlined = [i + 1 for i, c in enumerate(profile.colours) if c.lift or c.outlined]
         # Fewest pixels of a colour worth reading: a sliver's, or for a colour whose specks are
         # searched for a hidden cube's traces, one speck's (they may be all a drop shows of it).
         self.least_present = [

@@ -63,7 +63,7 @@ def grade(
                       for s, loses in zip(samples, paint_loses, strict=True))
         reliable = (m.reliable and not problems and tray_sep >= least
                     and colour_sep >= SEPARATE_FROM_COLOURS and not glare and not m.lift
-                    and not m.outlined and not fragile)
+                    and not m.shade and not m.outlined and not fragile)
         note = "" if reliable else m.note or _advice(
             m, glare, tray_sep < least, colour_sep, problems, fragile)
         grades = {"tray_separation": round(tray_sep, 3),
@@ -134,6 +134,9 @@ def _advice(
     if m.lift:
         return (f"{m.name} blends into the tray and is found only by its slightly lighter "
                 f"top: {MID_GREY}")
+    if m.shade:
+        return (f"{m.name} blends into the tray's shade and is found only by its darker top: "
+                f"{MID_GREY}")
     if m.outlined:
         return f"{m.name} blends into the tray and is found only by its tops' outlines: {MID_GREY}"
     if glare:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import cv2
 import numpy as np
@@ -426,23 +427,37 @@ class HalfView:
     gain: float
 
 
-def lift_ratio(view: HalfView, labels: np.ndarray, cls: int) -> np.ndarray:
+class Lift(NamedTuple):
+    """A colour told from the tray by its tops' lightness alone: label ``cls`` where a tray
+    pixel is lit at least ``level`` times the tray's (:func:`lift_ratio`), or with ``darker`` at
+    most ``level`` times."""
+
+    cls: int
+    level: float
+    darker: bool = False
+
+
+def lift_ratio(view: HalfView, labels: np.ndarray, cls: int, darker: bool = False) -> np.ndarray:
     """How much lighter than the lightest tray nearby each half-scale pixel is, smoothed; 0 near
-    pixels of other colours (their rims, blurred into the tray, are lighter too).
+    pixels of other colours (their rims, blurred into the tray, are lighter too). With
+    ``darker``, its lightness over the bare tray's there, and infinite near other colours (the
+    crevices between cubes and their shade are darker too).
 
     A white cube on a light tray, or a black one with a sheen on a dark tray, differs from the
     tray by a top a few percent lighter than it: too little for one pixel, plain over a cube's
-    whole top once averaged over 3 x 3 half-scale pixels (6 x 6 working ones). ``labels`` are
-    the working-scale labels, ``cls`` the colour looked for.
+    whole top once averaged over 3 x 3 half-scale pixels (6 x 6 working ones). A matte black one
+    on a dark tray is darker than it, as its shade is. ``labels`` are the working-scale labels,
+    ``cls`` the colour looked for.
     """
     coarse = labels[::2, ::2]
     other = np.zeros(view.roi.shape, np.uint8)
     h, w = min(other.shape[0], coarse.shape[0]), min(other.shape[1], coarse.shape[1])
     other[:h, :w] = (coarse[:h, :w] != TRAY) & (coarse[:h, :w] != cls)
     lf = view.lab[..., 0].astype(np.float32) + 6.0
-    ref = view.hi[..., 0].astype(np.float32) * view.gain + 6.0
+    tray = view.lo[..., 3] if darker else view.hi[..., 0]
+    ref = tray.astype(np.float32) * view.gain + 6.0
     ratio = cv2.blur(lf / ref, (3, 3))
-    ratio[cv2.dilate(other, np.ones((5, 5), np.uint8)) > 0] = 0.0
+    ratio[cv2.dilate(other, np.ones((5, 5), np.uint8)) > 0] = np.inf if darker else 0.0
     return ratio
 
 
@@ -529,12 +544,12 @@ class SparseLabeller:
         lut_class: np.ndarray,
         lut_dist: np.ndarray,
         max_colour: float,
-        lifts: Sequence[tuple[int, float]] = (),
+        lifts: Sequence[Lift] = (),
     ) -> tuple[np.ndarray, float, tuple[int, int, int, int]]:
         """Label a working frame (0 tray, 1..n colour, ``UNKNOWN``); also the exposure gain and
         the box (x0, y0, x1, y1) outside which every pixel is tray.
 
-        ``lifts`` holds (label, ratio) for colours told from the tray by a lighter top alone.
+        ``lifts`` are the colours told from the tray by a lighter or darker top alone.
         """
         view = self.half_view(work, alignment)
         gain = view.gain
@@ -575,15 +590,22 @@ class SparseLabeller:
         self,
         labels: np.ndarray,
         view: HalfView,
-        lifts: Sequence[tuple[int, float]],
+        lifts: Sequence[Lift],
         box: tuple[int, int, int, int],
     ) -> tuple[np.ndarray, float, tuple[int, int, int, int]]:
-        """Give tray pixels lit at least a colour's ``lift`` above the tray that colour."""
+        """Give tray pixels lit as a lifted colour's tops are (:class:`Lift`) that colour."""
         out = labels.reshape(self.h, self.w)
-        for cls, lift in lifts:
-            lifted = (lift_ratio(view, out, cls) >= lift).view(np.uint8) & view.roi
-            # Grown back by the rim the smoothing took (and so joined to the side faces).
-            tops = self.to_full(cv2.dilate(lifted, np.ones((3, 3), np.uint8)))
+        for cls, level, darker in lifts:
+            ratio = lift_ratio(view, out, cls, darker)
+            lifted = (ratio <= level if darker else ratio >= level).view(np.uint8) & view.roi
+            grow = 3
+            if darker:
+                # Dark tops are whole squares; crevices between cubes, and the walls' shade where
+                # the tray has moved, are thin lines.
+                lifted, grow = cv2.erode(lifted, np.ones((3, 3), np.uint8)), 5
+            # Grown back by the rim the smoothing (and the thinning) took, so joined to the side
+            # faces.
+            tops = self.to_full(cv2.dilate(lifted, np.ones((grow, grow), np.uint8)))
             x, y, w, h = cv2.boundingRect(tops)
             if w == 0:
                 continue

@@ -66,6 +66,11 @@ class ColourModel:
     """Lightness over the tray's (a ratio) from which a tray-coloured patch is this colour's top
     (0: not used). Set for a colour the tray test cannot tell apart (white on a light tray), when
     calibration found that its tops, a little lighter than the tray, count it right."""
+    shade: float = 0.0
+    """Lightness over the bare tray's (a ratio) at or under which a tray-coloured patch is this
+    colour's top (0: not used): set for matte black on a dark tray, whose tops the tray test
+    takes for its shade, when neither a lift nor the outlines find them and calibration found
+    them darker than any bare tray it saw, counting it right so."""
     glint: float = 0.0
     """Most neutral light (linear, a share of white) this colour's faces may mirror on top of
     their own colour: set for black under one hard lamp, whose tops shine dark grey in the part
@@ -199,6 +204,14 @@ def _optional_number(
     return float(value)
 
 
+def _shade(data: dict[str, Any], name: str) -> float:
+    """A colour's :attr:`ColourModel.shade`: under 1 (at 1 the bare tray would be the colour)."""
+    shade = _optional_number(data, "shade", name)
+    if shade >= 1:
+        raise ValueError(f"colour '{name}': 'shade' must be under 1")
+    return shade
+
+
 def _optional_flag(data: dict[str, Any], key: str, name: str) -> bool:
     """A true-or-false field added after version 1 was fixed: absent means false."""
     value = data.get(key, False)
@@ -238,6 +251,7 @@ def _colour_from_json(data: Any) -> ColourModel:
         perspective=_optional_number(data, "perspective", name, 1.0),
         area_error=_optional_number(data, "area_error", name),
         lift=_optional_number(data, "lift", name),
+        shade=_shade(data, name),
         glint=_optional_number(data, "glint", name),
         outlined=_optional_flag(data, "outlined", name),
     )

@@ -127,6 +127,26 @@ def test_lift_ratio_is_smoothed_lightening_over_the_tray_and_nothing_near_other_
     assert pixels.lift_ratio(view, labels, cls=6)[13:17, 13:17].min() > 1.03
 
 
+def test_a_darker_lift_ratio_is_lightness_over_the_bare_tray_and_infinite_near_others() -> None:
+    """A matte black top a quarter darker than a dark tray stands out once smoothed, noise does
+    not, and the shade beside a cube of another colour is left out."""
+    rng = np.random.default_rng(0)
+    h, w = 40, 60
+    lab = np.full((h, w, 3), (60, 128, 128), np.uint8)
+    lab[..., 0] = np.clip(60 + rng.normal(0, 1.0, (h, w)), 0, 255).astype(np.uint8)
+    lab[10:20, 10:20, 0] = 44  # a top a quarter darker
+    lab[10:20, 38:40, 0] = 40  # shade beside another colour's cube
+    lo = np.full((h, w, 4), (50, 126, 126, 60), np.uint8)  # the range's low end, the bare tray
+    hi = np.full((h, w, 3), (70, 130, 130), np.uint8)
+    view = pixels.HalfView(lab, lo, hi, np.full((h, w), 255, np.uint8), 1.0)
+    labels = np.zeros((2 * h, 2 * w), np.uint8)
+    labels[20:40, 80:100] = 1  # the other colour, labelled at working scale
+    ratio = pixels.lift_ratio(view, labels, cls=5, darker=True)
+    assert ratio[13:17, 13:17].max() < 0.8
+    assert ratio[25:, :].min() > 0.95
+    assert np.isinf(ratio[8:22, 38:52]).all()
+
+
 def test_working_frames_average_whole_blocks_whatever_the_rounding() -> None:
     """A frame a whole number of times the working size, give or take the rounding of an odd
     size (2028 x 1520 at a third is 676 x 507), is averaged over whole blocks, as the working

@@ -48,6 +48,8 @@ def _write(tmp_path: Path, data: object) -> Path:
         (lambda d: d["area_map"].update(lift=-0.1), "area_map.lift"),
         (lambda d: d["area_map"].pop("level"), "missing field 'area_map.level'"),
         (lambda d: d["colours"][5].update(lift=-1.0), "lift"),
+        (lambda d: d["colours"][4].update(shade=1.2), "'shade' must be under 1"),
+        (lambda d: d["colours"][4].update(shade=-0.5), "'shade' must not be negative"),
         (lambda d: d["colours"][4].update(glint="bright"), "'glint' must be a number"),
         (lambda d: d["colours"][5].update(outlined="yes"), "'outlined' must be true or false"),
         (lambda d: d.update(crop=[0, 0, 100_000, 480]), "field 'crop' must be a box"),
