@@ -346,6 +346,24 @@ def _changed(profile: Profile, colour: str, **changes: Any) -> Profile:
     )
 
 
+def _lift_level(own: np.ndarray, n: int, floor: float, most: float) -> float | None:
+    """A lift's level (:meth:`_Calibration._try_lift`) from the ``n`` largest parts of a
+    colour's own photo lit above ``floor`` (darker tops' rings filled up to ``most`` pixels),
+    or None if it does not show that many or they stand too little above it."""
+    found = (own > floor).view(np.uint8)
+    if most:
+        found = pixels.shaded_tops(found, most)
+    _, comp, stats, _ = cv2.connectedComponentsWithStats(found)
+    sizes = stats[1:, cv2.CC_STAT_AREA]
+    tops = [j + 1 for j in np.argsort(sizes)[::-1][:n] if sizes[j] >= LIFT_MIN_TOP]
+    if len(tops) < n:
+        return None
+    level = float(np.median([own[comp == j].mean() for j in tops]))
+    if level - floor < LIFT_MIN_STEP:
+        return None
+    return round(floor + LIFT_SHARE * (level - floor), 4)
+
+
 class _Calibration:
     """One calibration run (kept as an object so each step is a small method)."""
 
@@ -473,12 +491,14 @@ class _Calibration:
         photos and the tops in the colour's own photo (:data:`LIFT_SHARE` of the way). It is kept
         only if every calibration photo then counts right; the colour still always asks (it is
         told from the tray by a few percent of lightness), but its counts are no longer lost.
-        Returns the profile with the level, before and after grading, or None.
+        In dim, noisy photos single pixels of bare tray get darker than any top: a darker level
+        is then set from the darkest its 3 x 3 patches get, as counting sees them (it thins out
+        darker lines). Returns the profile with the level, before and after grading, or None.
         """
         counter = Counter(graded, self.memo)
         cls = counter.names.index(colour) + 1
         sign = -1.0 if darker else 1.0  # darker tops are found as lighter ones of the negated ratio
-        bare, own, n_own = [], None, 0
+        bare, patches, own, n_own = [], [], None, 0
         for s, frame in zip(self.samples, work, strict=True):
             seen = counter.labels(frame)
             view = counter.labeller.half_view(frame, seen.alignment)
@@ -487,21 +507,23 @@ class _Calibration:
                 own, n_own = np.where(view.roi > 0, ratio, -np.inf), s.n
             else:
                 bare.append(ratio[view.roi > 0])
+                if darker:
+                    patches.append(-cv2.dilate(-ratio, np.ones((3, 3), np.uint8))[view.roi > 0])
         if own is None or not bare:
             return None
-        floor = float(np.percentile(np.concatenate(bare), LIFT_TRAY_PERCENTILE))
-        _, comp, stats, _ = cv2.connectedComponentsWithStats((own > floor).view(np.uint8))
-        sizes = stats[1:, cv2.CC_STAT_AREA]
-        tops = [j + 1 for j in np.argsort(sizes)[::-1][:n_own] if sizes[j] >= LIFT_MIN_TOP]
-        if len(tops) < n_own:
-            return None
-        level = float(np.median([own[comp == j].mean() for j in tops]))
-        if level - floor < LIFT_MIN_STEP:
-            return None
-        lift = round(floor + LIFT_SHARE * (level - floor), 4)
-        found = _changed(profile, colour, shade=-lift) if darker else _changed(
-            profile, colour, lift=lift)
-        return self._kept_if_right(found, work, colour)
+        # Rings filled up to a cube's area (at half scale), as counting fills them.
+        most = float(np.median([m.area for m in graded.colours])) / 4 if darker else 0.0
+        for floor in [float(np.percentile(np.concatenate(b), LIFT_TRAY_PERCENTILE))
+                      for b in (bare, patches) if b]:
+            lift = _lift_level(own, n_own, floor, most)
+            if lift is None:
+                continue
+            found = self._kept_if_right(
+                _changed(profile, colour, shade=-lift) if darker else _changed(
+                    profile, colour, lift=lift), work, colour)
+            if found is not None:
+                return found
+        return None
 
     def _kept_if_right(
         self, base: Profile, work: list[np.ndarray], colour: str, slack: int = 0

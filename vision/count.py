@@ -353,7 +353,7 @@ class Counter:
             for i, c in enumerate(profile.colours)
         ]
         self.lifts = [pixels.Lift(i + 1, c.lift) for i, c in enumerate(profile.colours) if c.lift]
-        self.lifts += [pixels.Lift(i + 1, c.shade, darker=True)
+        self.lifts += [pixels.Lift(i + 1, c.shade, darker=True, most=c.area / 4)  # half scale
                        for i, c in enumerate(profile.colours) if c.shade]
         self.outlined = [i + 1 for i, c in enumerate(profile.colours) if c.lift or c.outlined]
         # Fewest pixels of a colour worth reading: a sliver's, or for a colour whose specks are

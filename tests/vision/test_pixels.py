@@ -147,6 +147,36 @@ def test_a_darker_lift_ratio_is_lightness_over_the_bare_tray_and_infinite_near_o
     assert np.isinf(ratio[8:22, 38:52]).all()
 
 
+def test_a_darker_lift_ratio_says_nothing_where_the_tray_itself_changes_steeply() -> None:
+    """At the foot of a wall the empty tray darkens within a pixel or two: a tray a little out of
+    place darkens a strip there as a black top would, so the ratio is left out there."""
+    h, w = 40, 60
+    lab = np.full((h, w, 3), (60, 128, 128), np.uint8)
+    lab[:, 50:, 0] = 40  # the wall's shade, a pixel further in than the empty tray had it
+    lo = np.full((h, w, 4), (50, 126, 126, 60), np.uint8)
+    lo[:, 51:, 3] = 40
+    hi = np.full((h, w, 3), (70, 130, 130), np.uint8)
+    view = pixels.HalfView(lab, lo, hi, np.full((h, w), 255, np.uint8), 1.0)
+    ratio = pixels.lift_ratio(view, np.zeros((2 * h, 2 * w), np.uint8), cls=5, darker=True)
+    assert np.isinf(ratio[:, 49:53]).all()
+    assert np.isfinite(ratio[:, :46]).all() and ratio[:, :46].min() > 0.95
+
+
+def test_shaded_tops_fill_a_top_s_dark_ring_and_drop_thin_lines() -> None:
+    """A black top lit as the tray is shows only its darker rim: the ring is filled; a crevice or
+    a wall's shade, a line two pixels wide, is gone; a ring larger than a top stays a ring."""
+    dark = np.zeros((60, 80), np.uint8)
+    dark[10:22, 10:22] = 1
+    dark[13:19, 13:19] = 0  # a top's rim, its middle as light as the tray
+    dark[40:42, 5:75] = 1  # a crevice
+    dark[5:35, 40:70] = 1
+    dark[8:32, 43:67] = 0  # a ring round 24 x 24 pixels: no top's
+    tops = pixels.shaded_tops(dark, most=100.0)
+    assert tops[12:20, 12:20].all()
+    assert not tops[38:44, :].any()
+    assert not tops[12:28, 48:62].any()
+
+
 def test_working_frames_average_whole_blocks_whatever_the_rounding() -> None:
     """A frame a whole number of times the working size, give or take the rounding of an odd
     size (2028 x 1520 at a third is 676 x 507), is averaged over whole blocks, as the working
