@@ -445,7 +445,7 @@ class Lift(NamedTuple):
     level: float
     darker: bool = False
     most: float = 0.0
-    """Largest hole (half-scale pixels) a darker colour's rings are filled over: a top's."""
+    """Largest hole (half-scale pixels) a darker colour's rings are filled over: a cube's area."""
 
 
 def lift_ratio(view: HalfView, labels: np.ndarray, cls: int, darker: bool = False) -> np.ndarray:
