@@ -507,14 +507,14 @@ class _Calibration:
                 own, n_own = np.where(view.roi > 0, ratio, -np.inf), s.n
             else:
                 bare.append(ratio[view.roi > 0])
-                if darker:
-                    patches.append(-cv2.dilate(-ratio, np.ones((3, 3), np.uint8))[view.roi > 0])
+                if darker:  # each 3 x 3 patch as dark as its lightest pixel (counting thins darks)
+                    patches.append(cv2.erode(ratio, np.ones((3, 3), np.uint8))[view.roi > 0])
         if own is None or not bare:
             return None
         # Rings filled up to a cube's area (at half scale), as counting fills them.
         most = float(np.median([m.area for m in graded.colours])) / 4 if darker else 0.0
-        for floor in [float(np.percentile(np.concatenate(b), LIFT_TRAY_PERCENTILE))
-                      for b in (bare, patches) if b]:
+        for floor in (float(np.percentile(np.concatenate(b), LIFT_TRAY_PERCENTILE))
+                      for b in (bare, patches) if b):  # the patches' only if the pixels' fails
             lift = _lift_level(own, n_own, floor, most)
             if lift is None:
                 continue
