@@ -468,7 +468,7 @@ class _Calibration:
                 # Not black under one hard lamp: its crisp shadows ring squares as tops do.
                 outlined, missed = None, 0
                 if found is None and not (colour == "black" and self.hard_light):
-                    outlined, missed = self._outlined(profile, work, colour)
+                    outlined, missed = self._try_outlines(profile, work, colour)
                     if missed == 0:
                         found = outlined
                 if found is None and colour == "black":
@@ -531,7 +531,7 @@ class _Calibration:
                 return found
         return None
 
-    def _outlined(
+    def _try_outlines(
         self, profile: Profile, work: list[np.ndarray], colour: str
     ) -> tuple[tuple[Profile, Profile] | None, int]:
         """The profile finding ``colour`` by its outlines, before and after grading, and how
