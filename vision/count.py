@@ -452,7 +452,8 @@ class Counter:
         for cls in self.outlined:
             if self.names[cls - 1] == "white":
                 self._unshaded(work, al, gain, labels, cls)
-            tops = outlined_tops(work, labels, cls, roi, self._plain_top_area)
+            tops = outlined_tops(work, labels, cls, roi, self._plain_top_area,
+                                 self.profile.colours[cls - 1].mean[0])
             rect = cv2.boundingRect(tops)
             if rect[2] == 0:
                 continue

@@ -10,6 +10,7 @@ top's size, that plain tray, soft shadows and glare do not draw.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import NamedTuple
 
 import cv2
 import numpy as np
@@ -51,6 +52,22 @@ the walls is ringed sharply on two sides only (fresh white-floor rigs, 100 drops
 rendered white cubes 3.9). With the ring's 90th percentile instead, such corners passed (4.7)."""
 RING = 3
 """Width (working pixels) of the ring around a region whose light's change is weighed."""
+TOP_LIGHTNESS = 0.6
+"""Least lightness of a region (median), over its colour's calibrated lightness, for it to be a
+top of that colour: a square patch of the tray's wooden chute, ringed by its edges and the
+counted region's, passed for a white top (lightness 87 against white's 251; fresh white-floor
+rigs, 100 drops, once). Black's lightness is so low that no region is darker than this."""
+
+
+class _Window(NamedTuple):
+    """The tray region's box in a frame, where edges are looked for."""
+
+    grey: np.ndarray
+    """Its lightness (8-bit Lab, of the grey level)."""
+    gradient: tuple[np.ndarray, np.ndarray]
+    """The (x, y) derivatives of each blur of it that edges are drawn from."""
+    origin: tuple[int, int]
+    """Its corner in the frame."""
 GROW = 5
 """The found top is grown by this square (working pixels) to give back the edges that ringed it,
 so that it meets the colour's side faces and its neighbours as a labelled cube does."""
@@ -62,13 +79,14 @@ def outlined_tops(
     colour: int,
     roi: np.ndarray,
     top_area: Callable[[float, float], float],
+    lightness: float,
 ) -> np.ndarray:
     """Mask (uint8) of the ringed squares in a working frame that are the tops of cubes of
     ``colour`` (a label) that blend into the tray.
 
     ``work`` is the working frame (BGR), ``labels`` its pixel labels, ``roi`` where
-    the tray may hold cubes now, and ``top_area(x, y)`` a flat cube's top area (working pixels)
-    at a point.
+    the tray may hold cubes now, ``top_area(x, y)`` a flat cube's top area (working pixels)
+    at a point, and ``lightness`` the colour's (8-bit Lab).
 
     A region of tray ringed by cubes of other colours can pass for a top (rendered drops: 4 such
     against 450 tops); that costs little, as such a colour's counts always ask for review.
@@ -88,6 +106,7 @@ def outlined_tops(
     gradients = {blur: _gradients(cv2.GaussianBlur(grey, (blur, blur), 0))
                  for blur in {b for _, _, b in EDGES}}
     for low, high, blur in EDGES:
+        seen = _Window(grey, gradients[blur], (rx, ry))
         edges = cv2.morphologyEx(cv2.Canny(*gradients[blur], low, high), cv2.MORPH_CLOSE, close)
         edges = cv2.dilate(edges, np.ones((2, 2), np.uint8))
         regions, _ = cv2.findContours(
@@ -102,7 +121,7 @@ def outlined_tops(
             x, y = m["m10"] / m["m00"], m["m01"] / m["m00"]
             if any(abs(x - u) < 3 and abs(y - v) < 3 for u, v in centres):
                 continue  # the same region under fainter edges
-            top = _top(region, area, (x, y), labels, colour, top_area, gradients[blur], (rx, ry))
+            top = _top(region, area, (x, y), labels, colour, top_area, seen, lightness)
             if top is not None:
                 centres.append((x, y))
                 (bx, by), inside = top
@@ -124,12 +143,11 @@ def _top(
     labels: np.ndarray,
     colour: int,
     top_area: Callable[[float, float], float],
-    gradient: tuple[np.ndarray, np.ndarray],
-    origin: tuple[int, int],
+    seen: _Window,
+    lightness: float,
 ) -> tuple[tuple[int, int], np.ndarray] | None:
     """The region filled within its bounding rectangle, and that rectangle's corner, if it may
-    be a top of ``colour``. ``gradient`` is the lightness's (x, y) derivatives the edges were
-    drawn from, in the tray region's box, whose corner is ``origin``."""
+    be a top of ``colour`` (of ``lightness``), ringed by edges drawn in ``seen``."""
     x, y = centre
     if labels[int(y), int(x)] not in (pixels.TRAY, colour):
         return None  # the top of a cube of another colour, ringed as well
@@ -144,7 +162,10 @@ def _top(
     own = labels[by : by + bh, bx : bx + bw][inside > 0]
     if np.mean((own == pixels.TRAY) | (own == colour)) < LEFT_AS_TRAY:
         return None
-    if not _ringed_sharply(inside, (bx - origin[0], by - origin[1]), gradient):
+    x0, y0 = bx - seen.origin[0], by - seen.origin[1]
+    if np.median(seen.grey[y0 : y0 + bh, x0 : x0 + bw][inside > 0]) < TOP_LIGHTNESS * lightness:
+        return None  # a dark square (the chute's wood), not a light colour's top
+    if not _ringed_sharply(inside, (x0, y0), seen.gradient):
         return None
     return (bx, by), inside
 

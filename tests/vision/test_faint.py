@@ -53,7 +53,7 @@ def test_tops_as_light_as_the_tray_are_found_by_their_outlines() -> None:
             _faint_cube(grey, x, y, a)
         labels = np.zeros(grey.shape, np.uint8)
         roi = np.full(grey.shape, 255, np.uint8)
-        mask = outlined_tops(_noisy(grey, noise), labels, 6, roi, lambda x, y: SIDE * SIDE)
+        mask = outlined_tops(_noisy(grey, noise), labels, 6, roi, lambda x, y: SIDE * SIDE, TRAY_L)
         assert all(_found_at(mask, [(x, y) for x, y, _ in cubes])), seed
         # Grown back to about a top's size each, and nothing else.
         n, _, stats, _ = cv2.connectedComponentsWithStats(mask)
@@ -76,14 +76,32 @@ def test_shadows_glare_long_shapes_and_other_colours_are_not_tops() -> None:
     labels = np.zeros(grey.shape, np.uint8)
     labels[150:190, 210:250] = 3  # that square is a blue cube's: not a white top
     roi = np.full(grey.shape, 255, np.uint8)
-    mask = outlined_tops(_noisy(grey, noise), labels, 6, roi, lambda x, y: SIDE * SIDE)
+    mask = outlined_tops(_noisy(grey, noise), labels, 6, roi, lambda x, y: SIDE * SIDE, TRAY_L)
     assert not mask.any()
     # The same square left as tray is a top; outside the tray's region it is not looked for.
     labels[:] = pixels.TRAY
-    assert _found_at(outlined_tops(_noisy(grey, noise), labels, 6, roi, lambda x, y: 400),
+    assert _found_at(outlined_tops(_noisy(grey, noise), labels, 6, roi, lambda x, y: 400, TRAY_L),
                      [(230, 170)]) == [True]
     roi[:, 200:] = 0
-    assert not outlined_tops(_noisy(grey, noise), labels, 6, roi, lambda x, y: 400).any()
+    assert not outlined_tops(_noisy(grey, noise), labels, 6, roi, lambda x, y: 400, TRAY_L).any()
+
+
+def test_a_dark_square_is_no_top_of_a_light_colour() -> None:
+    """A square patch of the tray's wooden chute, ringed by its edges, passed for a white top
+    (fresh white-floor rig, seed 58, drop 39): a region far darker than its colour is none of its
+    tops; the same square is a top of a dark colour."""
+    grey, noise = _frame(5)
+    square = cv2.boxPoints(((90, 90), (SIDE, SIDE), 15.0)).astype(np.int32)
+    cv2.fillConvexPoly(grey, square, 90)
+    cv2.polylines(grey, [square], True, 60, 1)
+    _faint_cube(grey, 220, 140, 25.0)
+    labels = np.zeros(grey.shape, np.uint8)
+    roi = np.full(grey.shape, 255, np.uint8)
+    frame = _noisy(grey, noise)
+    light = outlined_tops(frame, labels, 6, roi, lambda x, y: SIDE * SIDE, TRAY_L)
+    assert _found_at(light, [(90, 90), (220, 140)]) == [False, True]
+    dark = outlined_tops(frame, labels, 5, roi, lambda x, y: SIDE * SIDE, 95)
+    assert _found_at(dark, [(90, 90)]) == [True]
 
 
 def test_white_cubes_in_piles_on_a_light_tray_are_counted() -> None:
