@@ -57,6 +57,9 @@ TOP_LIGHTNESS = 0.6
 top of that colour: a square patch of the tray's wooden chute, ringed by its edges and the
 counted region's, passed for a white top (lightness 87 against white's 251; fresh white-floor
 rigs, 100 drops, once). Black's lightness is so low that no region is darker than this."""
+GROW = 5
+"""The found top is grown by this square (working pixels) to give back the edges that ringed it,
+so that it meets the colour's side faces and its neighbours as a labelled cube does."""
 
 
 class _Window(NamedTuple):
@@ -65,12 +68,9 @@ class _Window(NamedTuple):
     grey: np.ndarray
     """Its lightness (8-bit Lab, of the grey level)."""
     gradient: tuple[np.ndarray, np.ndarray]
-    """The (x, y) derivatives of each blur of it that edges are drawn from."""
+    """The (x, y) derivatives of it, blurred, that one pass's edges are drawn from."""
     origin: tuple[int, int]
     """Its corner in the frame."""
-GROW = 5
-"""The found top is grown by this square (working pixels) to give back the edges that ringed it,
-so that it meets the colour's side faces and its neighbours as a labelled cube does."""
 
 
 def outlined_tops(
