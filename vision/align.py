@@ -45,6 +45,14 @@ class Alignment:
         x, y = self.warp.astype(np.float64) @ (w / 2, h / 2, 1.0)
         return float(math.hypot(x - w / 2, y - h / 2))
 
+    def on_empty_tray(self, x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The empty tray's pixels (nearest; beyond its edges too) under working points
+        (``x``, ``y``) of the frame so aligned."""
+        inv = cv2.invertAffineTransform(self.warp.astype(np.float64))
+        sx = np.rint(inv[0, 0] * x + inv[0, 1] * y + inv[0, 2]).astype(np.intp)
+        sy = np.rint(inv[1, 0] * x + inv[1, 1] * y + inv[1, 2]).astype(np.intp)
+        return sx, sy
+
     @property
     def shift_px(self) -> float:
         """How far the working image's corner (its origin) moved, in working pixels, for reports:

@@ -468,7 +468,8 @@ class _Calibration:
                 # Not black under one hard lamp: its crisp shadows ring squares as tops do.
                 outlined, missed = None, 0
                 if found is None and not (colour == "black" and self.hard_light):
-                    outlined, missed = self._try_outlines(profile, work, colour)
+                    outlined, missed = self._tried(
+                        _changed(profile, colour, outlined=True), work, colour)
                     if missed == 0:
                         found = outlined
                 if found is None and colour == "black":
@@ -524,20 +525,19 @@ class _Calibration:
             lift = _lift_level(own, n_own, floor, most)
             if lift is None:
                 continue
-            found = self._kept_if_right(
+            found, missed = self._tried(
                 _changed(profile, colour, shade=-lift) if darker else _changed(
                     profile, colour, lift=lift), work, colour)
-            if found is not None:
+            if found is not None and missed == 0:
                 return found
         return None
 
-    def _try_outlines(
-        self, profile: Profile, work: list[np.ndarray], colour: str
+    def _tried(
+        self, base: Profile, work: list[np.ndarray], colour: str
     ) -> tuple[tuple[Profile, Profile] | None, int]:
-        """The profile finding ``colour`` by its outlines, before and after grading, and how
-        many cubes its own photo then counts wrong; None (and no count) if another photo
-        counts any of it."""
-        base = _changed(profile, colour, outlined=True)
+        """``base``, finding ``colour`` another way (by a lift, by outlines), before and after
+        grading, and how many cubes its own calibration photo then counts wrong; None (and no
+        count) if another photo counts any of it."""
         graded = self._graded(base, work)
         missed = 0
         for s, got in zip(self.samples, self.verified, strict=True):
@@ -546,17 +546,6 @@ class _Calibration:
             if s.colour == colour:
                 missed = max(missed, abs(got[colour] - s.n))
         return (base, graded), missed
-
-    def _kept_if_right(
-        self, base: Profile, work: list[np.ndarray], colour: str
-    ) -> tuple[Profile, Profile] | None:
-        """``base``, finding ``colour`` another way (by a lift), before and after grading, if
-        every calibration photo then counts that colour right; else None."""
-        graded = self._graded(base, work)
-        for s, got in zip(self.samples, self.verified, strict=True):
-            if got[colour] != (s.n if s.colour == colour else 0):
-                return None
-        return base, graded
 
     def _choose_scale(self, empty: np.ndarray) -> float:
         """Scale so a cube's side is ~TARGET_SIDE working pixels (measured on a first pass over

@@ -287,6 +287,8 @@ class EmptyTray:
     in_colour: bool
     """Whether the empty tray shows colour, so that a photo without any was taken without
     colour (a neutral grey tray in neutral light may show none)."""
+    grey: np.ndarray
+    """The empty tray's grey levels, that shade and crevices are weighed against."""
 
 
 _TRAYS: dict[tuple[Any, ...], EmptyTray] = {}
@@ -319,6 +321,7 @@ def _empty_tray(profile: Profile) -> tuple[EmptyTray, bool]:
     tray = EmptyTray(
         background, roi, test, aligner, pixels.SparseLabeller(bg_lab, roi, test),
         float(np.percentile(edges, 99)) < FEATURELESS, not colourless(background),
+        cv2.cvtColor(background, cv2.COLOR_BGR2GRAY),
     )
     with _TRAYS_LOCK:  # counters are built on other threads too (the tower events' in simulation)
         _TRAYS.clear()
@@ -344,6 +347,7 @@ class Counter:
         self.background, self.roi = tray.background, tray.roi
         self.aligner, self.labeller, self.tray_test = tray.aligner, tray.labeller, tray.test
         self.featureless, self.tray_in_colour = tray.featureless, tray.in_colour
+        self.tray_grey = tray.grey
         means = np.array([c.mean for c in profile.colours])
         covs = np.array([c.cov for c in profile.colours])
         self.lut_class, self.lut_dist = pixels.mahalanobis_lut(
@@ -366,7 +370,6 @@ class Counter:
         self.lifts += [pixels.Lift(i + 1, c.shade, darker=True, most=c.area / 4)  # half scale
                        for i, c in enumerate(profile.colours) if c.shade]
         self.outlined = [i + 1 for i, c in enumerate(profile.colours) if c.lift or c.outlined]
-        self.tray_grey = cv2.cvtColor(self.background, cv2.COLOR_BGR2GRAY)
         # Fewest pixels of a colour worth reading: a sliver's, or for a colour whose specks are
         # searched for a hidden cube's traces, one speck's (they may be all a drop shows of it).
         self.least_present = [
@@ -487,11 +490,9 @@ class Counter:
     def _bare_tray(self, al: Alignment, x: np.ndarray, y: np.ndarray) -> np.ndarray:
         """The empty tray's grey level where working points (``x``, ``y``) of a frame aligned by
         ``al`` lie on it (its nearest pixel, the edge's beyond it)."""
-        inv = cv2.invertAffineTransform(al.warp.astype(np.float64))
         h, w = self.tray_grey.shape
-        sx = np.clip(np.rint(inv[0, 0] * x + inv[0, 1] * y + inv[0, 2]), 0, w - 1).astype(np.intp)
-        sy = np.clip(np.rint(inv[1, 0] * x + inv[1, 1] * y + inv[1, 2]), 0, h - 1).astype(np.intp)
-        return self.tray_grey[sy, sx].astype(np.float32)
+        sx, sy = al.on_empty_tray(x, y)
+        return self.tray_grey[np.clip(sy, 0, h - 1), np.clip(sx, 0, w - 1)].astype(np.float32)
 
     def _plain_top_area(self, x: float, y: float) -> float:
         """A flat cube's top area at a working point, from the colours told from the tray

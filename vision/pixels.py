@@ -576,11 +576,9 @@ class SparseLabeller:
         if cand.size == 0:
             return self._lifted(labels, view, lifts, nothing)
         # Where each candidate pixel was in the empty tray (nearest pixel; outside = not floor).
-        inv = cv2.invertAffineTransform(alignment.warp.astype(np.float64))
         x = (cand % self.w).astype(np.float32)
         y = (cand // self.w).astype(np.float32)
-        sx = np.rint(inv[0, 0] * x + inv[0, 1] * y + inv[0, 2]).astype(np.intp)
-        sy = np.rint(inv[1, 0] * x + inv[1, 1] * y + inv[1, 2]).astype(np.intp)
+        sx, sy = alignment.on_empty_tray(x, y)
         ok = (sx >= 0) & (sx < self.w) & (sy >= 0) & (sy < self.h)
         src = np.clip(sy, 0, self.h - 1) * self.w + np.clip(sx, 0, self.w - 1)
         keep = ok & (self.roi[src] > 0)
