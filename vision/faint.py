@@ -29,6 +29,14 @@ levels lighter where no side face shows). The clear ones over a wider blur: on a
 wood grain of white tops drew lines from the outline inwards that, closed, left no top inside
 (fresh white-floor rig: lone white cubes lost in 9 of 60 drops over a 3 x 3 blur, none over
 5 x 5); over a 3 x 3 blur the fainter outlines still show."""
+LIGHT_EDGES = (*EDGES[:2], (5, 15, 7))
+"""The passes for a light colour (lightness :data:`DARK` and over): the fainter-still outlines
+over a 7 x 7 blur. A light floor's noise and grain draw them all over the tray over a 5 x 5 blur
+(fresh white-floor rigs: ~500 regions a frame, ~180 over 7 x 7, in half the time; one such region
+passed for a white top), while a light top, ringed by its darker side faces, still shows (a
+black top's faint outline on a dark tray does not)."""
+DARK = 128
+"""Lightness (8-bit Lab) under which a colour is dark."""
 GAP_CLOSE = 5
 """Edges are closed over gaps this wide (working pixels) so that an outline broken where the top
 meets a neighbour still rings it."""
@@ -103,9 +111,10 @@ def outlined_tops(
     least, most = TOP_SIZE[0] * min(grid), TOP_SIZE[1] * max(grid)
     centres: list[tuple[float, float]] = []
     close = np.ones((GAP_CLOSE, GAP_CLOSE), np.uint8)
+    passes = EDGES if lightness < DARK else LIGHT_EDGES
     gradients = {blur: _gradients(cv2.GaussianBlur(grey, (blur, blur), 0))
-                 for blur in {b for _, _, b in EDGES}}
-    for low, high, blur in EDGES:
+                 for blur in {b for _, _, b in passes}}
+    for low, high, blur in passes:
         seen = _Window(grey, gradients[blur], (rx, ry))
         edges = cv2.morphologyEx(cv2.Canny(*gradients[blur], low, high), cv2.MORPH_CLOSE, close)
         edges = cv2.dilate(edges, np.ones((2, 2), np.uint8))
