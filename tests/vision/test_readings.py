@@ -175,6 +175,9 @@ def test_a_cube_bulging_on_one_side_may_hide_another_corner_and_asks() -> None:
     assert (n, why) == (1, ONE_WITH_BUMP) and conf < REVIEW_BELOW
     assert read_blob(1.22, 1.2, 1.12, 1.0, 0.95)[:2] == (1, 0.9995)  # square: one cube
     assert read_blob(1.1, 1.3, 1.1, 1.0, 0.78)[:2] == (1, 0.9995)  # no more than a cube's area
+    # A desk lamp's rig (seed 64, #28): a red cube's sliver, the rest under a black cube, joined
+    # to a red neighbour; read surely as one, the drop did not ask.
+    assert read_blob(1.151, 1.19, 1.12, 0.998, 0.861)[2] == ONE_WITH_BUMP
 
 
 def test_a_blob_as_wide_as_long_is_one_cube_on_its_corner_however_large() -> None:
