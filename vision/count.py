@@ -22,14 +22,7 @@ import numpy as np
 
 from vision import pixels
 from vision.align import Aligner, Alignment
-from vision.cues import (
-    cut_at_seams,
-    edge_piece,
-    neck_count,
-    seam_count,
-    seam_tops,
-    tilted_face,
-)
+from vision.crosscheck import checked_reading
 from vision.faint import outlined_tops
 from vision.odds import BEAM_FLOOR, REVIEW_BELOW, beam_confidence, beam_fix
 from vision.outlines import Detection, ToPhoto, cube_detections, detection
@@ -37,19 +30,11 @@ from vision.outside import OutsideWatch
 from vision.photos import NO_COLOUR, colourless
 from vision.profile import COLOURS, Profile, VisionError
 from vision.readings import (
-    CLUSTER_AREA,
-    LARGER_THAN_ONE,
     NOISE_FRACTION,
     PARTIAL_FRACTION,
-    ROW_OR_BLOCK,
-    TILT_OR_PAIR,
-    TILTED_OR_STACKED,
-    first_reading,
-    posterior,
     posterior_of,
     r_small,
     read_blob,
-    second_cue,
 )
 from vision.traces import (
     CLEAR_OF_TRAY,
@@ -125,47 +110,9 @@ rendered drops of red and green felt trays (seeds 77, 78 and physics 87); the re
 under others. Under :data:`REVIEW_BELOW`, so they ask, unless the exit beam's total agrees."""
 TRAY_SLIVER = "a sliver of a colour the tray shows too: the tray, or a cube under another?"
 TRAY_TRACES = "specks of a colour the tray shows too: the tray, or a cube hidden under another?"
-ON_ANOTHER = "one tilted cube, or one lying on another (one whole top)"
 UNKNOWN_OBJECT = "unknown object"
 """Why a photo asks about a patch that is neither tray nor a calibrated colour (then ``at (x,
 y)``)."""
-ON_ANOTHER_LIGHT = 0.85
-"""Lightness (over a flat top's) from which a tilted-looking blob's largest face, a little darker
-than a flat top, may be the top of a cube lying on another: in 960 rendered drops (12 setups,
-piles with tilted and stacked cubes) 22 of 125 such blobs at 0.89 or more held two cubes, and 2
-of 481 whose face was darker (a cube on an edge, a corner or leaning). Drops settled by physics
-(13 setups, 3 seeds, 2,340 drops), where a cube comes to rest tilted only against another, show
-a cube lying flat on another at 0.85-0.89 as well: 16 of 21 such blobs held two or three cubes,
-and 3 of 39 darker ones."""
-ON_ANOTHER_CONFIDENCE = 0.8
-"""How sure such a blob is of one cube."""
-PAINTED_DARKER = "one tilted cube, or flat cubes painted darker (its faces lit alike)"
-PAINTED_LIGHT = 0.75
-"""Lightness (over a flat top's) down to which a tilted-looking blob's largest face may be flat
-tops painted darker than the calibration cubes, when its faces do not differ from each other:
-the shared sample's lone flat tops range over 0.76-1.17 (5th-95th percentile of 115; the grain
-differs from cube to cube). Two flat cubes in one uncut seam piece then pass for one tilted
-cube: in 2,160 rendered drops (18 setups, seed 118 harder piles and 119 sample-like ones, paint
-varying by 15%), 3 of 120 such blobs read surely as one held two, one of them in a drop that did
-not ask (two red cubes flush, partly under others, their piece lit 0.79); of the darker ones
-0 of 118. (Calibration tests each colour against paint a fifth darker and lighter, the same
-range: :data:`vision.calibrate.PAINT_SPREAD`.)"""
-PAINTED_CONFIDENCE = 0.85
-"""How sure such a blob is of one cube: it asks, as a cube lying on another does."""
-EDGE_IN_ROW = "a row's outline, but one piece is part of a tilted cube (on its edge)"
-EDGE_IN_ROW_CONFIDENCE = 0.8
-"""Most a blob read as a flush row or block is trusted, read by its area instead, when one of its
-seam-cut pieces is a cube on its edge, or a face turned far from the light
-(:func:`~vision.cues.edge_piece`)."""
-NECK_CONFIDENCE = 0.985
-"""How sure a pile's reading is when its area and its separate cores give the same count."""
-UNCONFIRMED_PAIR = 0.93
-"""How sure a pair read from its area alone can be, its seams and cores saying nothing: such a
-pair is often odd (a face turned, a third cube's sliver lost in it). In 1,440 rendered drops (12
-setups, both pile mixes), 2 of 50 such pairs read at 0.9 or more held a third cube mostly hidden,
-one of them not asking; among pairs whose seams or cores agreed, 7 of 749 (sample-like piles)."""
-
-
 @dataclass(frozen=True)
 class Blob:
     """One connected group of same-coloured pixels and how it was read (for review and tests)."""
@@ -866,82 +813,11 @@ class Counter:
             # Right in 49 of 49 partly covered and 22 of 22 mostly covered such blobs in 1,200
             # rendered drops (2 seeds, both pile mixes); the less a cube shows, the less it is sure.
             conf, why = (0.98, COVERED) if r_small(why) else (0.95, MOSTLY_COVERED)
-        tilted_read = why in (TILTED_OR_STACKED, LARGER_THAN_ONE)
-        corner_read = why == TILT_OR_PAIR  # two, or one on a corner (its outline a hexagon)
-        faces_decide = (n == 1 and tilted_read) or corner_read  # one tilted cube, or more?
         model = self.profile.colours[index]
         top = model.core_frac * self.top_area(index, float(cent[0]), float(cent[1]))
-        face_grey = model.face_grey * seen.gain
-        pieces = None
-        if (grey is not None and model.seam_depth > 0  # else calibration learned no seams
-                and (faces_decide or (conf < 0.99 and ratio >= 1.0))):
-            g_sub = grey[cy : cy + h, cx : cx + w]
-            pieces = cut_at_seams(sub, g_sub, math.sqrt(expected), model.seam_depth)
-        faces = (tilted_face(pieces, top, face_grey)
-                 if pieces is not None and faces_decide else None)
-        if corner_read:
-            # Two flat tops are lit as flat tops; a cube on a corner turns its largest face well
-            # away from the light (darker than a cube lying on another shows its top). In 720
-            # rendered drops, 1 of 10 such blobs was one cube on a corner (its face at 0.81);
-            # the pairs' largest faces were lit flat, or at 0.93. (Where paint varies, pairs
-            # painted darker show such faces too: seeds 118 and 119 with paint varying by 15%,
-            # 6 of 6 such blobs lit alike at 0.75-0.85 held two. They ask: PAINTED_LIGHT.)
-            faces = faces if faces is not None and faces.light < ON_ANOTHER_LIGHT else None
-            n = 1 if faces is not None else n
-        tilted = faces is not None
-        # A face only a little darker than a flat top is also what the top of a cube lying on
-        # another shows, and what flat tops painted darker show; neither the seams nor the cores
-        # can tell (they see whole tops).
-        on_another = faces is not None and faces.light >= ON_ANOTHER_LIGHT
-        painted = (faces is not None and not on_another and not faces.uneven
-                   and faces.light >= PAINTED_LIGHT)
-        if on_another:
-            conf, why = ON_ANOTHER_CONFIDENCE, ON_ANOTHER
-        elif painted:
-            conf, why = PAINTED_CONFIDENCE, PAINTED_DARKER
-        elif tilted:
-            conf, why = 0.97, "one tilted cube (its faces are shaded unlike a flat top)"
-        whole_tops = on_another or painted  # one reading the seams and cores cannot check
-        reading = first_reading(n, conf, why, ratio)
-        tops = 0  # tops the seams show when they cannot count (none for a tilted cube's faces)
-        if pieces is not None and conf < 0.99 and ratio >= 1.0:
-            seam = seam_count(pieces, top, face_grey, ratio)
-            if seam is None and not tilted:
-                tops = seam_tops(pieces, top, face_grey)
-            # One whole top in a blob too large or misshapen for one cube is also what a cube
-            # lying on another shows (the one below peeks out, or is lost in the seams): the
-            # seams confirm a single cube only when its faces show it clearly tilted.
-            if seam is not None and ((tilted and not whole_tops) or not n == seam.n == 1):
-                # Flat tops painted darker pass for a tilted cube's faces: their seams count.
-                keep = (tilted and not painted) or not seam.firm
-                reading = second_cue(ratio, reading, seam.n, seam.confidence, "seams agree",
-                                     f"the seams suggest {seam.n}", keep=keep)
-        if (reading.why == why and why.startswith(ROW_OR_BLOCK) and pieces is not None
-                and edge_piece(pieces, top, face_grey)):
-            # A cube on its edge shows two faces side by side, as two tops in a row do: the
-            # outline then counts it twice, and the area is read instead (and asks).
-            best, post = posterior(ratio)
-            reading = first_reading(best, min(post, EDGE_IN_ROW_CONFIDENCE),
-                                    f"cluster of {best}; {EDGE_IN_ROW}", ratio)
-        if reading.confidence < NECK_CONFIDENCE and ratio >= 1.3:
-            necks = neck_count(sub, math.sqrt(expected))
-            if necks is not None and not (whole_tops and necks == 1):
-                # Cores count a cube on an edge or a corner once, where its area counts it
-                # nearly twice: where the two disagree, the cores were right 49 times of 55 in
-                # rendered drops (harder piles seeds 236 and 238, sample-like 237, physics 239;
-                # paint varying), and 8 of 8 where the area made their count unlikely (2 cubes
-                # over 2.87-3.03 cube areas, 3 over 4.32, 4 over 5.29, 8 over 10.8).
-                reading = second_cue(ratio, reading, necks, NECK_CONFIDENCE,
-                                     "cores apart agree", f"{necks} cores stand apart",
-                                     keep=tilted, beyond_area=True)
-        if tops > reading.n:  # area and cores alike can come out a cube short in a tight pile
-            # Not so a blob read as one cube or two (under a cluster's area) in a colour told
-            # apart reliably: there a tilted cube's side face shows as a second top (heavy piles,
-            # seed 95: 3 of 3 such blobs held one; seed 70, tilt12 #2). It only asks.
-            reading = second_cue(ratio, reading, tops, 0.8, "", f"the seams show {tops} tops",
-                                 keep=ratio < CLUSTER_AREA and model.reliable)
-        if reading.n == 2 and reading.why == why and why.startswith("cluster of"):
-            reading = reading._replace(confidence=min(reading.confidence, UNCONFIRMED_PAIR))
+        g_sub = grey[cy : cy + h, cx : cx + w] if grey is not None else None
+        reading = checked_reading((n, conf, why), ratio, sub, g_sub, side, top,
+                                  model.face_grey * seen.gain, model)
         blob = Blob(name, reading.n, reading.confidence, ratio, reading.why, (x, y, w, h),
                     reading.hidden, _down_share(ratio, reading.n))
         dets = cube_detections(

@@ -12,7 +12,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision import COLOURS, Counter, VisionError, scenes
+from vision import COLOURS, Counter, VisionError, crosscheck, scenes
 from vision import count as count_module
 from vision import render as rd
 from vision.count import COLOURLESS, Blob, _down_share
@@ -424,12 +424,12 @@ def test_a_pair_read_from_its_area_alone_is_not_sure(
     img, truth = rd.render(setup, _angled_pair(setup), seed=7)
     read = next(b for b in counter.count(img).blobs if b.colour == "red")
     assert truth.counts["red"] == 2 and read.n == 2
-    assert read.confidence > count_module.UNCONFIRMED_PAIR  # the cues confirm it here
-    monkeypatch.setattr(count_module, "cut_at_seams", lambda *a, **k: None)
-    monkeypatch.setattr(count_module, "neck_count", lambda *a, **k: None)
+    assert read.confidence > crosscheck.UNCONFIRMED_PAIR  # the cues confirm it here
+    monkeypatch.setattr(crosscheck, "cut_at_seams", lambda *a, **k: None)
+    monkeypatch.setattr(crosscheck, "neck_count", lambda *a, **k: None)
     alone = next(b for b in counter.count(img).blobs if b.colour == "red")
     assert alone.n == 2 and alone.reason == "cluster of 2"
-    assert alone.confidence <= count_module.UNCONFIRMED_PAIR
+    assert alone.confidence <= crosscheck.UNCONFIRMED_PAIR
 
 
 def test_seven_pairs_whose_seams_agree_do_not_ask(ring: tuple) -> None:

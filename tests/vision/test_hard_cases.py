@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision.count import EDGE_IN_ROW
+from vision.crosscheck import EDGE_IN_ROW
 
 from .conftest import bench_drop, drop, rendered_counter
 

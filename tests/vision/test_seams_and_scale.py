@@ -14,7 +14,7 @@ import pytest
 
 from vision import Counter, load_profile, scenes
 from vision import render as rd
-from vision.count import ON_ANOTHER
+from vision.crosscheck import ON_ANOTHER
 from vision.cues import (
     PIECE_CONFIDENCE,
     SHORT_CONFIDENCE,
