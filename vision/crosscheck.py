@@ -6,7 +6,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from vision.cues import cut_at_seams, edge_piece, neck_count, seam_count, seam_tops, tilted_face
+from vision.cues import (
+    SEAM_DEPTH,
+    cut_at_seams,
+    edge_piece,
+    neck_count,
+    seam_count,
+    seam_tops,
+    tilted_face,
+)
 from vision.profile import ColourModel
 from vision.readings import (
     CLUSTER_AREA,
@@ -20,6 +28,15 @@ from vision.readings import (
     second_cue,
 )
 
+SHALLOW = 0.6
+"""Share of a colour's calibrated seam depth at which a cluster its seams cannot count is cut
+again, when calibration set that depth above the least (:data:`~vision.cues.SEAM_DEPTH`): the
+count of such shallower seams only confirms the area's, never changes it. One lone cube whose
+blob holds something darker (the tray's wall beside it) sets a colour's depth for every pile;
+in a fresh rig under a camera tilted 12 degrees yellow's stood at 0.3, and a chain of four
+yellow cubes along the wall, its seams 0.2-0.31 deep, was read from its area alone (0.63) and
+asked. Fresh rigs and the shared sample (582 drops): 3 right counts fewer ask (61.9% -> 61.2%),
+no count changes; rendered drops (seed 70, 630; the sample's camera changes, 144) unchanged."""
 ON_ANOTHER = "one tilted cube, or one lying on another (one whole top)"
 ON_ANOTHER_LIGHT = 0.85
 """Lightness (over a flat top's) from which a tilted-looking blob's largest face, a little darker
@@ -112,6 +129,13 @@ def checked_reading(
         seam = seam_count(pieces, top, face_grey, ratio)
         if seam is None and not tilted:
             tops = seam_tops(pieces, top, face_grey)
+            if why.startswith("cluster of") and model.seam_depth > SEAM_DEPTH:
+                shallow = cut_at_seams(sub, grey, side,
+                                       max(SEAM_DEPTH, SHALLOW * model.seam_depth))
+                again = seam_count(shallow, top, face_grey, ratio) if shallow is not None else None
+                if again is not None and again.n == n and again.firm:
+                    reading = second_cue(ratio, reading, n, again.confidence,
+                                         "shallower seams agree", "")
         # One whole top in a blob too large or misshapen for one cube is also what a cube
         # lying on another shows (the one below peeks out, or is lost in the seams): the
         # seams confirm a single cube only when its faces show it clearly tilted.
