@@ -36,7 +36,8 @@ blob holds something darker (the tray's wall beside it) sets a colour's depth fo
 in a fresh rig under a camera tilted 12 degrees yellow's stood at 0.3, and a chain of four
 yellow cubes along the wall, its seams 0.2-0.31 deep, was read from its area alone (0.63) and
 asked. Fresh rigs and the shared sample (582 drops): 3 right counts fewer ask (61.9% -> 61.2%),
-no count changes; rendered drops (seed 70, 630; the sample's camera changes, 144) unchanged."""
+no count changes; rendered drops (seed 70, 630; physics 72, 420; heavy piles 95, 420; the
+bench's 249) and the sample's camera changes (144) unchanged."""
 ON_ANOTHER = "one tilted cube, or one lying on another (one whole top)"
 ON_ANOTHER_LIGHT = 0.85
 """Lightness (over a flat top's) from which a tilted-looking blob's largest face, a little darker
@@ -135,7 +136,8 @@ def checked_reading(
                 again = seam_count(shallow, top, face_grey, ratio) if shallow is not None else None
                 if again is not None and again.n == n and again.firm:
                     reading = second_cue(ratio, reading, n, again.confidence,
-                                         "shallower seams agree", "")
+                                         "shallower seams agree",
+                                         f"shallower seams suggest {again.n}")
         # One whole top in a blob too large or misshapen for one cube is also what a cube
         # lying on another shows (the one below peeks out, or is lost in the seams): the
         # seams confirm a single cube only when its faces show it clearly tilted.
