@@ -4,8 +4,9 @@
 :class:`CountResult` with counts, per-cube detections, a confidence and ``needs_review``.
 """
 
+from vision.blobs import Blob
 from vision.calibrate import calibrate
-from vision.count import Blob, Counter, CountResult
+from vision.count import Counter, CountResult
 from vision.grading import format_report
 from vision.outlines import Detection
 from vision.photos import Sample, load_calibration_dir

@@ -27,7 +27,8 @@ import numpy as np
 from vision import pixels
 from vision.align import align, warp_image
 from vision.areamap import AreaMap, fit_area_map
-from vision.count import UNKNOWN_OBJECT, Counter, Labelled, LabelMemo
+from vision.blobs import Labelled
+from vision.count import UNKNOWN_OBJECT, Counter, LabelMemo
 from vision.cues import SEAM_DEPTH, seam_hat, seam_pieces
 from vision.grading import grade
 from vision.outside import BAND_SIDES
@@ -775,7 +776,8 @@ class _Calibration:
             cents += (part[1].start, part[0].start)
             for j in range(1, n):
                 x, y, w, h, area = (int(v) for v in stats[j])
-                expected = counter.expected_area(index, float(cents[j][0]), float(cents[j][1]))
+                at = float(cents[j][0]), float(cents[j][1])
+                expected = counter.reader.expected_area(index, *at)
                 if not 0.8 <= area / expected <= 1.2:
                     continue  # not one lone flat cube
                 sub = (comp[y : y + h, x : x + w] == j).astype(np.uint8)
@@ -785,7 +787,7 @@ class _Calibration:
                 k = max(3, round(0.5 * side)) | 1
                 inner = cv2.erode(sub, np.ones((k, k), np.uint8)) > 0
                 hats[s.colour].append(seam_hat(sub, g, side)[inner])
-                tops = counter.top_area(index, float(cents[j][0]), float(cents[j][1])) / expected
+                tops = counter.reader.top_area(index, *at) / expected
                 found[s.colour].append((sub, g, side, seen.gain, tops, cents[j]))
         models = []
         for m in profile.colours:

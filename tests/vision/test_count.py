@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 
 from vision import COLOURS, Counter, VisionError, crosscheck, scenes
-from vision import count as count_module
 from vision import render as rd
-from vision.count import COLOURLESS, Blob, _down_share
+from vision.blobs import SHADE_SLIVER, Blob, _down_share
+from vision.count import COLOURLESS
 from vision.odds import BEAM_FLOOR, REVIEW_BELOW, SNUG_PAIR, beam_confidence, beam_fix
 from vision.readings import CONFIRMED_PAIR
 
@@ -386,11 +386,11 @@ def test_a_dark_or_light_sliver_against_a_cube_asks_but_is_no_cube_unless_the_be
 @pytest.mark.parametrize(("name", "seed", "k"), [("ring", 151, 25), ("wide-frame", 162, 55)])
 def test_a_black_cube_almost_hidden_under_another_still_asks(name: str, seed: int, k: int) -> None:
     """Its sliver is lit as black paint is, not as the shade in a crevice (see
-    :data:`~vision.count.CREVICE_SHADE`): it is not counted, and the drop asks."""
+    :data:`~vision.blobs.CREVICE_SHADE`): it is not counted, and the drop asks."""
     counter, img, truth = bench_drop(name, seed, k, paint=0.15)
     res = counter.count(img)
     assert res.counts["black"] == truth.counts["black"] - 1 and res.needs_review
-    assert any(b.reason == count_module.SHADE_SLIVER for b in res.blobs), res.reasons
+    assert any(b.reason == SHADE_SLIVER for b in res.blobs), res.reasons
 
 
 def test_a_short_total_goes_to_the_pile_whose_area_allows_one_more() -> None:

@@ -13,7 +13,8 @@ import pytest
 
 from tests.bench.camera_changes import CHANGES
 from vision import Counter, calibrate, load_calibration_dir
-from vision.count import SHADE_SLIVER, CountResult
+from vision.blobs import SHADE_SLIVER
+from vision.count import CountResult
 from vision.grading import SEPARATE_FROM_TRAY
 from vision.profile import Profile
 
