@@ -49,6 +49,7 @@ from vision.profile import (
     VisionError,
     encode_background,
 )
+from vision.traces import SLIVER_FRACTION
 
 TARGET_SIDE = 20.0
 """Working scale is chosen so one cube's side is about this many pixels."""
@@ -695,7 +696,8 @@ class _Calibration:
         ox, oy = profile.frame_origin
         tops = [(c, a, x + ox, y + oy) for c, a, x, y in tops]
         per: dict[str, list[tuple[float, float, float, int]]] = {c: [] for c in COLOURS}
-        uneven: dict[str, str] = {}  # a colour's photo whose blobs do not add up to its cubes
+        uneven: dict[str, str] = {}  # why a colour's photo was left out of the area fit
+        found: list[tuple[Sample, list[tuple[float, float, float]]]] = []  # each photo's blobs
         for s, frame in zip(self.samples, work, strict=True):
             blobs = self._blobs(counter, frame, s.colour)
             big = [b for b in blobs if b[0] >= 0.15 * max(b2[0] for b2 in blobs)] if blobs else []
@@ -703,19 +705,22 @@ class _Calibration:
                 if s.colour in ACHROMATIC:
                     continue  # lost in the tray: graded below, and perhaps found by its tops
                 raise VisionError(f"{s.name}: no {s.colour} cubes found")
+            found.append((s, [(a, x + ox, y + oy) for a, x, y in blobs]))
             ns = cubes_per_blob([b[0] for b in big], s.n)
             if ns is None:  # left out of the area fit
-                uneven[s.colour] = Path(s.name).name
+                uneven[s.colour] = (
+                    f"the {s.colour} blobs in {Path(s.name).name} do not add up to its cubes (one "
+                    "lit or painted far off the rest?): retake it with the cubes apart, under "
+                    "even light")
                 continue
             per[s.colour] += [(b[0], b[1] + ox, b[2] + oy, k)
                               for b, k in zip(big, ns, strict=True)]
-        chromatic = [(c, a / k, x, y) for c, items in per.items() if c not in ACHROMATIC
-                     for a, x, y, k in items]
-        area_map, unit_area = fit_area_map(
-            chromatic or [(c, a / k, x, y) for c, items in per.items() for a, x, y, k in items],
-            size,
-            tops if chromatic else (),
-        )
+        area_map, unit_area = _fit_map(per, size, tops)
+        misnamed = _misnamed(found, unit_area, area_map, size)
+        if misnamed:
+            uneven |= misnamed
+            per |= {c: [] for c in misnamed}
+            area_map, unit_area = _fit_map(per, size, tops)
         follow = {c: 1.0 for c in unit_area}
         for colour in ACHROMATIC:
             if per[colour]:
@@ -730,11 +735,8 @@ class _Calibration:
         fallback = float(np.median(list(unit_area.values()))) if unit_area else TARGET_SIDE**2
         for m in profile.colours:
             area = unit_area.get(m.name)
-            note = "" if area else (
-                f"could not measure one cube's area: the {m.name} blobs in {uneven[m.name]} do "
-                "not add up to its cubes (one lit or painted far off the rest?): retake it with "
-                "the cubes apart, under even light"
-                if m.name in uneven else "could not measure one cube's area")
+            note = "" if area else "could not measure one cube's area" + (
+                f": {uneven[m.name]}" if m.name in uneven else "")
             lone = [a / area_map.scale(x, y, follow.get(m.name, 1.0), size)
                     for a, x, y, k in per[m.name] if k == 1]
             models.append(
@@ -850,6 +852,67 @@ def area_error(areas: Sequence[float]) -> float:
     v = np.asarray(areas, float)
     mid = float(np.median(v))
     return round(1.25 * 1.4826 * float(np.median(np.abs(v - mid))) / mid / math.sqrt(len(v)), 3)
+
+
+WHOLE_CUBES = 0.25
+"""Most a calibration photo's blob may differ from a whole number of cubes (in the one-cube area
+the other colours' photos give there) for it to tell how many it holds: a cube on its edge shows
+up to ~1.4 times its face, on its corner ~1.7 (and is then told nothing of). The sample's lone
+coloured and black cubes read 0.83-1.25 (its white ones 0.7-0.91: they tell nothing)."""
+
+
+def _fit_map(
+    per: dict[str, list[tuple[float, float, float, int]]], size: tuple[int, int],
+    tops: Sequence[tuple[str, float, float, float]],
+) -> tuple[AreaMap, dict[str, float]]:
+    """The camera geometry and each colour's one-cube area (see :func:`fit_area_map`) from the
+    calibration photos' blobs ``(area, x, y, cubes)`` per colour: the chromatic colours', whose
+    whole cubes stand out from the tray (black loses its side faces to shade), if any."""
+    chromatic = [(c, a / k, x, y) for c, items in per.items() if c not in ACHROMATIC
+                 for a, x, y, k in items]
+    return fit_area_map(
+        chromatic or [(c, a / k, x, y) for c, items in per.items() for a, x, y, k in items],
+        size, tops if chromatic else (),
+    )
+
+
+def _misnamed(
+    found: Sequence[tuple[Sample, Sequence[tuple[float, float, float]]]],
+    unit_area: dict[str, float], area_map: AreaMap, size: tuple[int, int],
+) -> dict[str, str]:
+    """Why each photo whose blobs ``(area, x, y)`` hold another number of cubes than its name
+    says is left out of the area fit, by colour: by the one-cube area the other chromatic
+    colours' photos give (``unit_area``, scaled over the image by ``area_map``). Its colour's
+    area would be learned wrong: six red cubes named eight, two of them read as two each. Specks
+    aside, a blob off a whole number of cubes tells nothing: a blue cube under one hard lamp,
+    lit and painted far lighter than the rest, shows only a side face (0.18 of a cube) as blue,
+    and the other five do not make the photo's name wrong."""
+    out = {}
+    for s, blobs in found:
+        others = [a for c, a in unit_area.items() if c not in ACHROMATIC and c != s.colour]
+        if not others:
+            continue
+        unit = float(np.median(others))
+        sizes = [a / (unit * area_map.scale(x, y, 1.0, size)) for a, x, y in blobs]
+        seen = whole_cubes([v for v in sizes if v >= SLIVER_FRACTION])
+        if seen is not None and seen != s.n:
+            name = Path(s.name)
+            out[s.colour] = (
+                f"{name.name} shows {seen} {s.colour} cubes, not {s.n} as its name says: rename "
+                f"it {s.colour}-{seen}{name.suffix} if it holds {seen}, else retake it with all "
+                f"{s.n} in sight and apart")
+    return out
+
+
+def whole_cubes(sizes: Sequence[float]) -> int | None:
+    """How many cubes blobs of these ``sizes`` (in one cube's area each) hold, or None when one
+    is not near a whole number (:data:`WHOLE_CUBES`): a photo whose cubes lie apart and flat tells
+    its number of cubes, whatever its name says."""
+    v = np.asarray(sizes, float)
+    whole = np.round(v)
+    if not len(v) or whole.min() < 1 or np.abs(v - whole).max() > WHOLE_CUBES:
+        return None
+    return int(whole.sum())
 
 
 LONE_SPREAD = 1.7
