@@ -695,9 +695,9 @@ class _Calibration:
         size = profile.frame_size
         ox, oy = profile.frame_origin
         tops = [(c, a, x + ox, y + oy) for c, a, x, y in tops]
-        per: dict[str, list[tuple[float, float, float, int]]] = {c: [] for c in COLOURS}
         uneven: dict[str, str] = {}  # why a colour's photo was left out of the area fit
         found: list[tuple[Sample, list[tuple[float, float, float]]]] = []  # each photo's blobs
+        measured: list[tuple[Sample, list[tuple[float, float, float, int]]]] = []  # and cubes
         for s, frame in zip(self.samples, work, strict=True):
             blobs = self._blobs(counter, frame, s.colour)
             big = [b for b in blobs if b[0] >= 0.15 * max(b2[0] for b2 in blobs)] if blobs else []
@@ -713,13 +713,15 @@ class _Calibration:
                     "lit or painted far off the rest?): retake it with the cubes apart, under "
                     "even light")
                 continue
-            per[s.colour] += [(b[0], b[1] + ox, b[2] + oy, k)
-                              for b, k in zip(big, ns, strict=True)]
+            measured.append((s, [(b[0], b[1] + ox, b[2] + oy, k)
+                                 for b, k in zip(big, ns, strict=True)]))
+        per = _by_colour(measured)
         area_map, unit_area = _fit_map(per, size, tops)
         misnamed = _misnamed(found, unit_area, area_map, size)
+        named = dict(misnamed.values())  # why, by colour, even if its other photos measure it
         if misnamed:
-            uneven |= misnamed
-            per |= {c: [] for c in misnamed}
+            uneven |= named
+            per = _by_colour([m for m in measured if m[0].name not in misnamed])
             area_map, unit_area = _fit_map(per, size, tops)
         follow = {c: 1.0 for c in unit_area}
         for colour in ACHROMATIC:
@@ -735,7 +737,7 @@ class _Calibration:
         fallback = float(np.median(list(unit_area.values()))) if unit_area else TARGET_SIDE**2
         for m in profile.colours:
             area = unit_area.get(m.name)
-            note = "" if area else "could not measure one cube's area" + (
+            note = named.get(m.name, "") if area else "could not measure one cube's area" + (
                 f": {uneven[m.name]}" if m.name in uneven else "")
             lone = [a / area_map.scale(x, y, follow.get(m.name, 1.0), size)
                     for a, x, y, k in per[m.name] if k == 1]
@@ -861,6 +863,16 @@ up to ~1.4 times its face, on its corner ~1.7 (and is then told nothing of). The
 coloured and black cubes read 0.83-1.25 (its white ones 0.7-0.91: they tell nothing)."""
 
 
+def _by_colour(
+    measured: Sequence[tuple[Sample, list[tuple[float, float, float, int]]]],
+) -> dict[str, list[tuple[float, float, float, int]]]:
+    """The photos' blobs ``(area, x, y, cubes)`` gathered by colour."""
+    per: dict[str, list[tuple[float, float, float, int]]] = {c: [] for c in COLOURS}
+    for s, items in measured:
+        per[s.colour] += items
+    return per
+
+
 def _fit_map(
     per: dict[str, list[tuple[float, float, float, int]]], size: tuple[int, int],
     tops: Sequence[tuple[str, float, float, float]],
@@ -879,14 +891,14 @@ def _fit_map(
 def _misnamed(
     found: Sequence[tuple[Sample, Sequence[tuple[float, float, float]]]],
     unit_area: dict[str, float], area_map: AreaMap, size: tuple[int, int],
-) -> dict[str, str]:
-    """Why each photo whose blobs ``(area, x, y)`` hold another number of cubes than its name
-    says is left out of the area fit, by colour: by the one-cube area the other chromatic
-    colours' photos give (``unit_area``, scaled over the image by ``area_map``). Its colour's
-    area would be learned wrong: six red cubes named eight, two of them read as two each. Specks
-    aside, a blob off a whole number of cubes tells nothing: a blue cube under one hard lamp,
-    lit and painted far lighter than the rest, shows only a side face (0.18 of a cube) as blue,
-    and the other five do not make the photo's name wrong."""
+) -> dict[str, tuple[str, str]]:
+    """Each photo whose blobs ``(area, x, y)`` hold another number of cubes than its name says,
+    by name, with its colour and why it is left out of the area fit: by the one-cube area the
+    other chromatic colours' photos give (``unit_area``, scaled over the image by ``area_map``).
+    Its colour's area would be learned wrong: six red cubes named eight, two read as two each.
+    Specks aside, a blob off a whole number of cubes tells nothing: a blue cube under one hard
+    lamp, lit and painted far lighter than the rest, shows only a side face (0.18 of a cube) as
+    blue, and the other five do not make the photo's name wrong."""
     out = {}
     for s, blobs in found:
         others = [a for c, a in unit_area.items() if c not in ACHROMATIC and c != s.colour]
@@ -897,7 +909,7 @@ def _misnamed(
         seen = whole_cubes([v for v in sizes if v >= SLIVER_FRACTION])
         if seen is not None and seen != s.n:
             name = Path(s.name)
-            out[s.colour] = (
+            out[s.name] = s.colour, (
                 f"{name.name} shows {seen} {s.colour} cubes, not {s.n} as its name says: rename "
                 f"it {s.colour}-{seen}{name.suffix} if it holds {seen}, else retake it with all "
                 f"{s.n} in sight and apart")

@@ -45,6 +45,21 @@ def test_a_photo_named_for_more_cubes_than_it_holds_does_not_shrink_its_colour(
 
 
 @pytest.mark.skipif(RING is None, reason="shared vision samples not present")
+def test_a_misnamed_photo_beside_a_right_one_leaves_its_colour_measured_by_the_right_one(
+    tmp_path: Path,
+) -> None:
+    """red-6.jpg and a copy named red-8.jpg: red's area is red-6.jpg's alone, and the warning
+    names the copy (it blamed the tray: the copy counted 6 of 8 with its paint varied)."""
+    assert RING is not None
+    folder = tmp_path / "calib"
+    shutil.copytree(RING / "calib", folder)
+    shutil.copy(folder / "red-6.jpg", folder / "red-8.jpg")
+    red = calibrate(folder).colour("red")
+    assert red.note.startswith("red-8.jpg shows 6 red cubes, not 8") and not red.reliable
+    assert abs(red.area / calibrate(RING / "calib").colour("red").area - 1) < 0.01
+
+
+@pytest.mark.skipif(RING is None, reason="shared vision samples not present")
 def test_ring_sample_counts_exactly_or_asks() -> None:
     assert RING is not None
     counter = Counter(calibrate(RING / "calib"))
