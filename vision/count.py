@@ -65,7 +65,6 @@ def _photo_box(box: tuple[int, int, int, int], to_photo: ToPhoto) -> tuple[int, 
     return round(x0), round(y0), round(x1 - x0), round(y1 - y0)
 
 
-
 @dataclass(frozen=True)
 class CountResult:
     """The reading of one photo."""
@@ -94,7 +93,6 @@ class CountResult:
             "reasons": list(self.reasons),
             "detections": [d.to_json() for d in self.detections],
         }
-
 
 
 @dataclass(frozen=True)
@@ -177,9 +175,9 @@ class Counter:
         covs = np.array([c.cov for c in profile.colours])
         self.lut_class, self.lut_dist = pixels.mahalanobis_lut(
             means, covs, [c.glint for c in profile.colours])
-        self.names = [c.name for c in profile.colours]
-        self.unreliable = [c.name for c in profile.colours if not c.reliable]
         self.reader = BlobReader(profile, tray.grey)
+        self.names = self.reader.names
+        self.unreliable = [c.name for c in profile.colours if not c.reliable]
         self.lifts = [pixels.Lift(i + 1, c.lift) for i, c in enumerate(profile.colours) if c.lift]
         self.lifts += [pixels.Lift(i + 1, c.shade, darker=True, most=c.area / 4)  # half scale
                        for i, c in enumerate(profile.colours) if c.shade]
