@@ -228,18 +228,19 @@ a little (parallax of the walls, a small misalignment) is not taken for a cube."
 
 
 def tray_features(
-    frame_lab: np.ndarray, bg_lab: np.ndarray, gain: float
+    frame_lab: np.ndarray, bg_lab: np.ndarray, gain: float, umbra: np.ndarray | None = None
 ) -> Iterator[tuple[slice, np.ndarray, np.ndarray, np.ndarray]]:
     """How each frame pixel departs from the aligned tray nearby, :data:`FEATURE_ROWS` rows at a
     time: the rows, and for their pixels the lightness ratio against the darkest and against
-    the lightest tray pixel within :data:`TOLERANCE_PX`, and how far the chroma lies outside the
-    nearby tray's chroma range (the same as for the whole frame at once: each strip's tray range
-    is taken with the rows around it)."""
+    the lightest tray pixel within :data:`TOLERANCE_PX` (the darkest raised by ``umbra``, if
+    given), and how far the chroma lies outside the nearby tray's chroma range (the same as for
+    the whole frame at once: each strip's tray range is taken with the rows around it)."""
     h = frame_lab.shape[0]
     for y in range(0, h, FEATURE_ROWS):
         rows = slice(y, min(h, y + FEATURE_ROWS))
         top = max(0, y - TOLERANCE_PX)
-        lo, hi = tray_range(bg_lab[top : rows.stop + TOLERANCE_PX])
+        near = slice(top, rows.stop + TOLERANCE_PX)
+        lo, hi = tray_range(bg_lab[near], umbra=None if umbra is None else umbra[near])
         inner = slice(y - top, rows.stop - top)
         f, lo, hi = frame_lab[rows], lo[inner], hi[inner]
         lf = f[..., 0].astype(np.float32) + 6.0
@@ -312,11 +313,45 @@ def label_pixels(
     return np.where(tray, TRAY, np.where(d_colour <= max_colour, colour, UNKNOWN)).astype(np.uint8)
 
 
-def tray_range(bg_lab: np.ndarray, tol: int = TOLERANCE_PX) -> tuple[np.ndarray, np.ndarray]:
+def tray_range(
+    bg_lab: np.ndarray, tol: int = TOLERANCE_PX, umbra: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """The least and greatest value of each channel of the tray (its Lab, for the labelling)
-    within ``tol`` pixels of each pixel."""
+    within ``tol`` pixels of each pixel; the least lightness raised by ``umbra``
+    (:func:`umbra_lift`), if given."""
     k = np.ones((2 * tol + 1, 2 * tol + 1), np.uint8)
-    return cv2.erode(bg_lab, k), cv2.dilate(bg_lab, k)
+    lo, hi = cv2.erode(bg_lab, k), cv2.dilate(bg_lab, k)
+    if umbra is not None:
+        raised = (lo[..., 0].astype(np.float32) + 6.0) * umbra - 6.0
+        lo[..., 0] = np.clip(raised, 0, 255).astype(np.uint8)
+    return lo, hi
+
+
+UMBRA_WINDOW = 41
+"""The square (working pixels, two to three cube sides) within which the lightest empty tray
+tells how lit a tray pixel could be: a low lamp's wall shadow is some 15 pixels wide."""
+UMBRA_SHADE = 0.8
+"""How dark, against the empty tray there, a pixel that lies in a shadow's core at calibration
+may be and still be tray: only the cubes beside it, shutting out the ambient light, darken it
+further. Black cubes in a low lamp's wall shadow read 0.45-0.61 (all counted from 0.75 to 0.9);
+at 0.9 the shade where cubes crowd a wall's foot, which soft light darkens as much, passed for a
+black cube (the shared sample's drop 3, dimmed)."""
+
+
+def umbra_lift(bg_lab: np.ndarray, test: TrayTest) -> np.ndarray:
+    """By how much the dark end of the tray's lightness range rises at each pixel (1: none).
+
+    The learned :attr:`TrayTest.ratio_lo` is how deep a cube's shadow falls on lit tray. Where
+    the empty tray is already that much darker than the lightest tray nearby, it lies in the
+    core of a shadow (a wall's, under a low lamp): no cube's shadow from the same lamp can darken
+    it again, while a black cube there reads at about the learned shadow depth (a low-lamp rig:
+    black 0.45-0.61 against the shaded tray, median 0.561, beside a ``ratio_lo`` of 0.564) and
+    passed for tray. There the tray may darken only to :data:`UMBRA_SHADE`.
+    """
+    light = bg_lab[..., 0].astype(np.float32) + 6.0
+    lightest = cv2.dilate(light, np.ones((UMBRA_WINDOW, UMBRA_WINDOW), np.uint8))
+    lift = max(1.0, UMBRA_SHADE / test.ratio_lo)
+    return np.where(light < test.ratio_lo * lightest, lift, 1.0).astype(np.float32)
 
 
 def inside_tray(
@@ -389,7 +424,7 @@ def classify(
     only the rest get the exact arithmetic. (The counter itself goes further: see
     :class:`SparseLabeller`.)
     """
-    lo_b, hi_b = tray_range(bg_lab)
+    lo_b, hi_b = tray_range(bg_lab, umbra=umbra_lift(bg_lab, test))
     cand = np.flatnonzero((cv2.bitwise_not(inside_tray(lab, lo_b, hi_b, gain, test)) & roi) != 0)
     labels = np.zeros(work.shape[0] * work.shape[1], np.uint8)
     if cand.size:
@@ -491,7 +526,8 @@ class SparseLabeller:
         self.h, self.w = bg_lab.shape[:2]
         self.half = (max(8, self.w // 2), max(8, self.h // 2))
         self.test = test
-        lo, hi = tray_range(bg_lab)
+        umbra = umbra_lift(bg_lab, test)
+        lo, hi = tray_range(bg_lab, umbra=umbra)
         # Each pixel's tray range packed in 8 bytes (low L a b, high L a b, 2 spare), so that
         # gathering it for the candidate pixels moves one machine word per pixel, not six bytes;
         # kept only from the floor's first pixel in each row to its last, as only the floor's
@@ -507,7 +543,9 @@ class SparseLabeller:
         self.ranges = np.ascontiguousarray(packed).view(np.uint64).ravel()
         self.roi = roi.ravel()
         bg_h = self._halved(bg_lab)
-        lo_h, hi_h = tray_range(bg_h, 1)
+        # A coarse pixel's range rises only as much as its least raised pixel's.
+        umbra_h = self._halved(cv2.erode(umbra, np.ones((3, 3), np.uint8)), cv2.INTER_NEAREST)
+        lo_h, hi_h = tray_range(bg_h, 1, umbra_h)
         self.lo_h = np.dstack([lo_h, bg_h[..., 0]])
         self.hi_h = np.dstack([hi_h, np.zeros_like(bg_h[..., 0])])
         self.roi_h = self._halved(roi, cv2.INTER_NEAREST)

@@ -11,6 +11,7 @@ import cv2
 import numpy as np
 import pytest
 
+from tests.bench import rig_photos
 from tests.bench.bench_vision import drop_sequence, render_drop
 from vision import Counter, Profile, calibrate, scenes
 from vision import render as rd
@@ -46,6 +47,27 @@ def bench_drop(
     chosen = next(itertools.islice(drop_sequence(name, seed, None, physics, piles), k, None))
     img, truth = render_drop(chosen, paint)
     return counter, img, truth
+
+
+@functools.lru_cache(maxsize=4)
+def rig_counter(rig_name: str, seed: int) -> tuple[rig_photos.Rig, Counter]:
+    """A rig of the second renderer calibrated on its calibration photos, as its folder would
+    be (once per session)."""
+    rig = rig_photos.RIGS[rig_name]()
+    shots = [rig_photos._calibration_photo((rig, seed, k))
+             for k in range(1 + len(rig_photos.COLOURS))]  # the empty tray, then each colour
+    empty = rig_shot(rig, shots[0][1])
+    samples = []
+    for name, img in shots[1:]:
+        colour, n = name.split("-")
+        samples.append(Sample(colour, int(n), rig_shot(rig, img), f"{name}.jpg"))
+    return rig, Counter(calibrate(empty=empty, samples=samples))
+
+
+def rig_shot(rig: rig_photos.Rig, img: np.ndarray) -> np.ndarray:
+    """A rendered photo as the rig's camera encodes it."""
+    buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, int(rig["post"]["jpeg"])])[1]
+    return cv2.imdecode(buf, cv2.IMREAD_COLOR)
 
 
 @pytest.fixture(scope="session")

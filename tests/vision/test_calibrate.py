@@ -31,7 +31,7 @@ from vision.grading import AREA_ERROR_LIMIT
 from vision.photos import Sample
 from vision.profile import Profile
 
-from .conftest import SIZE, bench_drop, calibrated, rendered_profile
+from .conftest import SIZE, bench_drop, calibrated, rendered_profile, rig_counter, rig_shot
 from .conftest import drop as rendered_drop
 
 
@@ -308,25 +308,13 @@ def test_white_on_a_white_floor_in_noisy_photos_is_found_by_its_outlines(
 def _rig_counts(rig_name: str, seed: int, drops: tuple[int, ...]) -> Profile:
     """Calibrate on a rig of the second renderer, and check that some of its drops count right
     (and ask, as the colour blending in always does)."""
-    rig = rig_photos.RIGS[rig_name]()
-
-    def taken(img: np.ndarray) -> np.ndarray:  # as the rig's camera encodes it
-        buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, int(rig["post"]["jpeg"])])[1]
-        return cv2.imdecode(buf, cv2.IMREAD_COLOR)
-
-    shots = [rig_photos._calibration_photo((rig, seed, k))
-             for k in range(1 + len(rig_photos.COLOURS))]  # the empty tray, then each colour
-    empty = taken(dict(shots)["empty"])
-    samples = [Sample(name.split("-")[0], int(name.split("-")[1]), taken(img), f"{name}.jpg")
-               for name, img in shots if name != "empty"]
-    profile = calibrate(empty=empty, samples=samples)
-    counter = Counter(profile)
+    rig, counter = rig_counter(rig_name, seed)
     for k in drops:
         img, truth = rig_photos._drop((rig, seed, k))
-        res = counter.count(taken(img))
+        res = counter.count(rig_shot(rig, img))
         assert res.counts == truth["counts"], (k, res.counts, truth["counts"])
         assert res.needs_review
-    return profile
+    return counter.profile
 
 
 @pytest.mark.parametrize(("seed", "k", "piles"), [
