@@ -26,7 +26,8 @@ from vision import (
     scenes,
 )
 from vision import render as rd
-from vision.calibrate import _robust_gaussian, cubes_per_blob, whole_cubes
+from vision.calibrate import _robust_gaussian
+from vision.cube_areas import cubes_per_blob, whole_cubes
 from vision.grading import AREA_ERROR_LIMIT
 from vision.photos import Sample
 from vision.profile import Profile
