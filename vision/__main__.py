@@ -7,12 +7,14 @@
 ``confidence``, ``needs_review``, ``ms``, and more keys). An image that cannot be read gives a
 line on stderr and, with ``--json``, ``{"image": ..., "error": ...}`` on stdout; the other images
 are still counted and the exit status is 1. Problems with the profile or folder exit with 2.
+A reader that stops reading (``| head``) ends the run quietly, with status 1.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -120,6 +122,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except VisionError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        # The reader stopped reading (``| head``): stop quietly, and let nothing flush into the
+        # closed pipe at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
 
 
 if __name__ == "__main__":

@@ -154,3 +154,20 @@ def test_module_runs_as_a_program(profile_path: Path, photos: tuple) -> None:
     )
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)["image"] == str(photos[0][0])
+
+
+def test_a_reader_that_stops_reading_ends_the_run_quietly(
+    profile_path: Path, photos: tuple
+) -> None:
+    """``count --json ... | head -1``: the next line meets a closed pipe; no traceback."""
+    run = subprocess.Popen(
+        [sys.executable, "-m", "vision", "count", "--profile", str(profile_path), "--json",
+         *[str(p) for p in photos[0] * 200]],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT,
+    )
+    assert run.stdout is not None and run.stderr is not None
+    assert "counts" in json.loads(run.stdout.readline())
+    run.stdout.close()
+    err = run.stderr.read().decode()
+    assert run.wait(timeout=120) == 1
+    assert "Traceback" not in err and "BrokenPipe" not in err
