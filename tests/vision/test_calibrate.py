@@ -311,7 +311,8 @@ def test_the_floor_is_found_under_soft_or_dim_light(rig_name: str, seed: int) ->
     """Soft window light and dim warm light leave the walls' edges faint in places: the floor's
     fill leaked through a gap onto the table (0.81 and 0.97 of the frame) and the whole frame was
     read, so the rim and chute were not watched for cubes out of reach (:mod:`vision.outside`)
-    and anything on the table was counted. The sample's read floor is 0.64 of its frame."""
+    and anything lying on the table could be counted. The sample's read floor is 0.64 of its
+    frame."""
     _, counter = rig_counter(rig_name, seed)
     profile = counter.profile
     floor = np.count_nonzero(pixels.roi_mask(profile.roi, profile.work_size))
