@@ -31,7 +31,7 @@ from vision.align import align, warp_image
 from vision.areamap import AreaMap
 from vision.blobs import Labelled
 from vision.count import UNKNOWN_OBJECT, Counter, LabelMemo
-from vision.cube_areas import fit_areas
+from vision.cube_areas import fit_areas, mask_blobs
 from vision.cues import SEAM_DEPTH, seam_hat, seam_pieces
 from vision.grading import grade
 from vision.outside import BAND_SIDES
@@ -119,11 +119,11 @@ def _floor_polygon(bg: np.ndarray, side: float) -> list[list[int]]:
     areas = [np.count_nonzero(f) for f in fills]
     # How much each fill shrinks with the next fainter walls, where that is still a floor's.
     shrinks = [(a / b, j + 1) for j, (a, b) in enumerate(itertools.pairwise(areas))
-               if b >= 0.12 * h * w]
+               if b >= FLOOR_SHARE[0] * h * w]
     floor = fills[max(shrinks)[1]] if shrinks and max(shrinks)[0] > LEAK else fills[0]
     frac = floor.mean() / 255.0
     margin = max(2, round(0.01 * max(w, h)))
-    if not 0.12 <= frac <= 0.97:
+    if not FLOOR_SHARE[0] <= frac <= FLOOR_SHARE[1]:
         return [
             [margin, margin],
             [w - 1 - margin, margin],
@@ -142,6 +142,8 @@ def _floor_polygon(bg: np.ndarray, side: float) -> list[list[int]]:
     return [[int(p[0][0]), int(p[0][1])] for p in poly]
 
 
+FLOOR_SHARE = (0.12, 0.97)
+"""The least and most of the image a fill may cover to be the floor."""
 WALL_EDGES = (8.0, 6.0, 4.0, 3.0)
 """Gradients (times the empty tray's median) taken as the walls that bound the floor's fill,
 the strongest first."""
@@ -231,18 +233,6 @@ def _rough_mask(
             fore[rows] = (dark < lo) | (bright > hi) | (chroma > ch)
     mask = (fore & inside).astype(np.uint8)
     return cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-
-
-def _components(
-    mask: np.ndarray, roi: np.ndarray, min_area: float
-) -> list[tuple[float, float, float]]:
-    """(area, x, y) of the mask's blobs inside the ROI and above ``min_area``."""
-    n, _, stats, cents = cv2.connectedComponentsWithStats(mask & (roi > 0), connectivity=8)
-    return [
-        (float(stats[j, cv2.CC_STAT_AREA]), float(cents[j][0]), float(cents[j][1]))
-        for j in range(1, n)
-        if stats[j, cv2.CC_STAT_AREA] >= min_area
-    ]
 
 
 def _cube_mask(
@@ -599,7 +589,7 @@ class _Calibration:
                     f"{s.name}: {NO_COLOUR}: {s.colour} cubes are told apart by their colour"
                 )
             mask = _cube_mask(pixels.to_working(s.image, size), bg, roi, s.n)
-            areas.extend(a for a, _, _ in _components(mask, roi, 12))
+            areas.extend(a for a, _, _ in mask_blobs(mask & (roi > 0), 12))
             names.append(s.name)
             del s  # the full photo goes before the next is decoded
         if not areas:

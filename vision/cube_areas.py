@@ -103,9 +103,14 @@ def _colour_blobs(
         cv2.MORPH_OPEN,
         cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3)),
     )
+    return mask_blobs(mask)
+
+
+def mask_blobs(mask: np.ndarray, min_area: float = 0.0) -> list[tuple[float, float, float]]:
+    """(area, x, y) of a mask's blobs of ``min_area`` and over."""
     n, _, stats, centres = cv2.connectedComponentsWithStats(mask, connectivity=8)
     return [(float(stats[j, cv2.CC_STAT_AREA]), float(centres[j][0]), float(centres[j][1]))
-            for j in range(1, n)]
+            for j in range(1, n) if stats[j, cv2.CC_STAT_AREA] >= min_area]
 
 
 PERSPECTIVE_PRIOR = 0.05
